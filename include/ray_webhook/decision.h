@@ -1,0 +1,51 @@
+// What the core decided about one review: allow or deny, JSON Patch
+// operations, and warnings.
+//
+// Contract: plain data built by the rules and read by the response encoder.
+// Operations are RFC 6902 and are applied by kube-apiserver with
+// evanphx/json-patch against the object exactly as it was sent, so paths
+// refer to the original document.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ray_webhook {
+
+struct PatchOperation {
+  std::string op;  // "add" or "replace"; lists are appended to, never replaced
+  std::string path;
+  nlohmann::json value;
+};
+
+// What a patch did, for logs and metrics; one entry per change.
+enum class Mutation { kFqRayIpAdded, kRayIpAdded, kAddressRewritten, kRayAddressRewritten };
+
+std::string_view MutationName(Mutation mutation);
+
+struct Denial {
+  int code = 422;  // kube-apiserver forces codes below 400 to 400
+  std::string reason = "Invalid";
+  std::string rule;  // which rule denied, for logs and metrics
+  std::string message;
+};
+
+struct Decision {
+  bool allowed = true;
+  Denial denial;  // meaningful only when !allowed
+  std::vector<PatchOperation> patch;
+  std::vector<Mutation> mutations;
+  std::vector<std::string> warnings;
+
+  void Deny(Denial d) {
+    allowed = false;
+    denial = std::move(d);
+    patch.clear();
+    mutations.clear();
+  }
+};
+
+}  // namespace ray_webhook

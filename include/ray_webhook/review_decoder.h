@@ -1,0 +1,41 @@
+// Decodes an AdmissionReview body into the core's AdmissionRequest.
+//
+// Contract: takes the raw HTTP body; returns either a request whose views point
+// into this decoder's buffers, or a one-line error fit for an HTTP 400 answer.
+// It never throws, never recurses on input nesting (the JSON parser is
+// iterative and bounded by max_depth) and never reads more of the Pod than the
+// rules use. One decoder serves one thread; the next Decode() invalidates the
+// previous request. The JSON library stays behind this interface.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ray_webhook/admission_request.h"
+
+namespace ray_webhook {
+
+struct DecodeResult {
+  std::optional<AdmissionRequest> request;
+  std::string error;  // set when request is empty
+};
+
+class ReviewDecoder {
+ public:
+  // Bodies nested deeper than max_depth are refused, not parsed.
+  explicit ReviewDecoder(std::size_t max_depth = 200);
+  ~ReviewDecoder();
+  ReviewDecoder(const ReviewDecoder&) = delete;
+  ReviewDecoder& operator=(const ReviewDecoder&) = delete;
+
+  DecodeResult Decode(std::string_view body);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ray_webhook

@@ -1,0 +1,110 @@
+#include "ray_webhook/duplicate_mount_rule.h"
+
+#include <algorithm>
+
+#include "ray_webhook/admission_text.h"
+
+namespace ray_webhook {
+namespace {
+
+// More findings than this make an unreadable message; the count says the rest.
+constexpr std::size_t kMaxReported = 5;
+
+struct Finding {
+  std::string_view kind;  // "container", "init container", "ephemeral container"
+  std::string_view container;
+  std::string path;
+  std::size_t count;
+  std::vector<std::string_view> volumes;
+};
+
+// Sorting keeps this O(n log n) however many mounts a hostile body lists.
+void FindIn(const std::vector<Container>& list, std::string_view kind, std::vector<Finding>& out) {
+  std::vector<std::pair<std::string, std::size_t>> cleaned;  // (path, mount index)
+  for (const Container& c : list) {
+    if (c.volume_mounts.size() < 2) continue;
+    cleaned.clear();
+    for (std::size_t i = 0; i < c.volume_mounts.size(); ++i) {
+      cleaned.emplace_back(CleanMountPath(c.volume_mounts[i].mount_path), i);
+    }
+    std::sort(cleaned.begin(), cleaned.end());
+    for (auto it = cleaned.begin(); it != cleaned.end();) {
+      const auto run_end =
+          std::find_if(it, cleaned.end(), [&](const auto& p) { return p.first != it->first; });
+      if (run_end - it > 1) {
+        Finding f{kind, c.name, it->first, static_cast<std::size_t>(run_end - it), {}};
+        for (auto m = it; m != run_end; ++m) f.volumes.push_back(c.volume_mounts[m->second].name);
+        out.push_back(std::move(f));
+      }
+      it = run_end;
+    }
+  }
+}
+
+}  // namespace
+
+std::string CleanMountPath(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    const std::size_t end = std::min(path.find('/', i), path.size());
+    const std::string_view segment = path.substr(i, end - i);
+    if (segment != ".") {
+      if (!out.empty() || path.front() == '/') out += '/';
+      out.append(segment);
+    }
+    i = end;
+  }
+  if (out.empty() && !path.empty() && path.front() == '/') out = "/";
+  return out;
+}
+
+std::optional<Denial> CheckDuplicateMounts(const Pod& pod, const std::optional<RayPodIdentity>& identity) {
+  std::vector<Finding> findings;
+  FindIn(pod.containers, "container", findings);
+  FindIn(pod.init_containers, "init container", findings);
+  FindIn(pod.ephemeral_containers, "ephemeral container", findings);
+  if (findings.empty()) return std::nullopt;
+
+  Denial d;
+  d.rule = std::string(kDuplicateMountRule);
+  std::string& m = d.message;
+  for (std::size_t k = 0; k < findings.size() && k < kMaxReported; ++k) {
+    const Finding& f = findings[k];
+    if (k > 0) m += "; ";
+    m += f.kind;
+    m += ' ';
+    m += Quote(f.container, 63);
+    m += " mounts ";
+    m += Quote(f.path);
+    m += ' ';
+    m += std::to_string(f.count);
+    m += " times (volumes";
+    for (std::size_t v = 0; v < f.volumes.size() && v < kMaxReported; ++v) {
+      m += v == 0 ? " " : ", ";
+      m += Quote(f.volumes[v], 63);
+    }
+    m += ')';
+  }
+  if (findings.size() > kMaxReported) {
+    m += "; and " + std::to_string(findings.size() - kMaxReported) + " more duplicated paths";
+  }
+  m += ". Each mountPath must be unique within a container.";
+  if (identity) {
+    m += " This Pod belongs to RayCluster ";
+    m += Quote(identity->cluster);
+    m += ", group ";
+    m += Quote(identity->group.empty() ? std::string_view("(none)") : identity->group);
+    m += ": its Pod template was most likely changed in place by a shallow copy in the operator "
+         "(KubeRay #688, fixed by deep copies in KubeRay 0.5.0, PR #714). Upgrade the operator, or "
+         "recreate the RayCluster so that its Pods are built from an unmodified template.";
+  }
+  return d;
+}
+
+}  // namespace ray_webhook

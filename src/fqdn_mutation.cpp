@@ -1,0 +1,79 @@
+#include "ray_webhook/fqdn_mutation.h"
+
+#include <string>
+
+#include "ray_webhook/json_pointer.h"
+#include "ray_webhook/ray_start_address.h"
+
+namespace ray_webhook {
+namespace {
+
+nlohmann::json EnvEntry(std::string_view name, std::string_view value) {
+  return nlohmann::json{{"name", name}, {"value", value}};
+}
+
+// Adds FQ_RAY_IP and RAY_IP where absent. An existing entry wins whatever its
+// value, since the user or the operator set it on purpose.
+void EnsureHeadEnv(const Container& c, std::string_view list, std::size_t index, std::string_view service,
+                   std::string_view fqdn, Decision& decision) {
+  const std::string i = std::to_string(index);
+  nlohmann::json missing = nlohmann::json::array();
+  if (!FindEnv(c, "FQ_RAY_IP")) {
+    missing.push_back(EnvEntry("FQ_RAY_IP", fqdn));
+    decision.mutations.push_back(Mutation::kFqRayIpAdded);
+  }
+  if (!FindEnv(c, "RAY_IP")) {
+    missing.push_back(EnvEntry("RAY_IP", service));
+    decision.mutations.push_back(Mutation::kRayIpAdded);
+  }
+  if (missing.empty()) return;
+  if (!c.has_env_list) {
+    // "add" on an absent (or null) member creates it; the list did not exist, so nothing is replaced.
+    decision.patch.push_back({"add", JsonPointer({"spec", list, i, "env"}), std::move(missing)});
+    return;
+  }
+  for (auto& entry : missing) {
+    decision.patch.push_back({"add", JsonPointer({"spec", list, i, "env", "-"}), std::move(entry)});
+  }
+}
+
+void RewriteAddresses(const std::vector<std::string_view>& strings, std::string_view field,
+                      std::string_view service, std::string_view fqdn, Decision& decision) {
+  for (std::size_t j = 0; j < strings.size(); ++j) {
+    if (auto rewritten = RewriteRayStartAddress(strings[j], service, fqdn)) {
+      decision.patch.push_back(
+          {"replace", JsonPointer({"spec", "containers", "0", field, std::to_string(j)}), std::move(*rewritten)});
+      decision.mutations.push_back(Mutation::kAddressRewritten);
+    }
+  }
+}
+
+}  // namespace
+
+void PlanFqdnMutation(const Pod& pod, const RayPodIdentity& identity, std::string_view namespace_name,
+                      const Config& config, Decision& decision) {
+  const std::string service = HeadServiceName(pod, identity);
+  const std::string fqdn = HeadServiceFqdn(service, namespace_name, config.cluster_domain);
+
+  const Container* ray = RayContainer(pod);
+  if (ray && identity.node_type == RayNodeType::kWorker) {
+    RewriteAddresses(ray->command, "command", service, fqdn, decision);
+    RewriteAddresses(ray->args, "args", service, fqdn, decision);
+    for (std::size_t k = 0; k < ray->env.size(); ++k) {
+      const EnvVar& v = ray->env[k];
+      if (v.name != "RAY_ADDRESS" || !v.value) continue;
+      if (auto rewritten = RewriteHostPort(*v.value, service, fqdn)) {
+        decision.patch.push_back(
+            {"replace", JsonPointer({"spec", "containers", "0", "env", std::to_string(k), "value"}),
+             std::move(*rewritten)});
+        decision.mutations.push_back(Mutation::kRayAddressRewritten);
+      }
+    }
+    EnsureHeadEnv(*ray, "containers", 0, service, fqdn, decision);
+  }
+  for (std::size_t i = 0; i < pod.init_containers.size(); ++i) {
+    EnsureHeadEnv(pod.init_containers[i], "initContainers", i, service, fqdn, decision);
+  }
+}
+
+}  // namespace ray_webhook

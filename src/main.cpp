@@ -1,0 +1,99 @@
+// ray-webhook: entry point. Parses the command line, then either reviews one
+// file offline or runs the HTTPS server until SIGTERM or SIGINT.
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <pthread.h>
+#include <sstream>
+#include <thread>
+
+#include "ray_webhook/command_line.h"
+#include "ray_webhook/review_handler.h"
+#include "ray_webhook/webhook_server.h"
+
+namespace {
+
+using namespace ray_webhook;
+
+int RunReview(const Command& cmd) {
+  std::string body;
+  if (cmd.input == "-") {
+    body.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(cmd.input, std::ios::binary);
+    if (!in) {
+      std::cerr << "ray-webhook: cannot read " << cmd.input << "\n";
+      return 1;
+    }
+    body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ReviewDecoder decoder(cmd.config.max_json_depth);
+  ReviewOutcome out = HandleReview(body, cmd.endpoint, cmd.config, decoder);
+  std::cout << out.body << "\n";
+  if (out.http_status != 200) {
+    std::cerr << "ray-webhook: " << out.error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int RunServe(const Config& config) {
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%fZ %l %v", spdlog::pattern_time_type::utc);
+
+  // Signals are taken by one thread with sigwait, so no handler touches shared state.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  WebhookServer server(config);
+  std::string error;
+  if (!server.Bind(&error)) {
+    spdlog::critical("{}", error);
+    return 1;
+  }
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    spdlog::info("received {}, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    server.Stop();
+  });
+  spdlog::info("serving on https://{}:{} cluster_domain={} threads={}", config.bind_address, config.port,
+               config.cluster_domain, config.threads);
+  const bool ok = server.Serve();
+  if (!ok) {
+    // The listener failed on its own: wake the signal thread so it can be joined.
+    pthread_kill(stopper.native_handle(), SIGTERM);
+  }
+  stopper.join();
+  spdlog::info("stopped");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  ParseResult parsed = ParseCommandLine(args, [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  });
+  if (!parsed.command) {
+    std::cerr << "ray-webhook: " << parsed.error << "\n";
+    return 2;
+  }
+  const Command& cmd = *parsed.command;
+  switch (cmd.kind) {
+    case CommandKind::kHelp: std::cout << UsageText(); return 0;
+    case CommandKind::kVersion: std::cout << "ray-webhook " << RAY_WEBHOOK_VERSION << "\n"; return 0;
+    case CommandKind::kReview: return RunReview(cmd);
+    case CommandKind::kServe: return RunServe(cmd.config);
+  }
+  return 2;
+}

@@ -1,0 +1,71 @@
+#include "ray_webhook/ray_pod.h"
+
+#include "ray_webhook/ray_start_address.h"
+
+namespace ray_webhook {
+
+std::optional<RayPodIdentity> IdentifyRayPod(const Pod& pod) {
+  const auto cluster = Lookup(pod.metadata.labels, kClusterLabel);
+  const auto node_type = Lookup(pod.metadata.labels, kNodeTypeLabel);
+  if (!cluster || cluster->empty() || !node_type) return std::nullopt;
+  RayPodIdentity id{RayNodeType::kWorker, *cluster, Lookup(pod.metadata.labels, kGroupLabel).value_or("")};
+  if (*node_type == "head") {
+    id.node_type = RayNodeType::kHead;
+  } else if (*node_type != "worker") {
+    return std::nullopt;
+  }
+  return id;
+}
+
+bool IsExemptFromMutation(const Pod& pod) {
+  return Lookup(pod.metadata.annotations, kMirrorPodAnnotation).has_value() ||
+         Lookup(pod.metadata.annotations, kOptOutAnnotation) == std::optional<std::string_view>("true");
+}
+
+const Container* RayContainer(const Pod& pod) {
+  return pod.containers.empty() ? nullptr : &pod.containers.front();
+}
+
+const EnvVar* FindEnv(const Container& container, std::string_view name) {
+  for (const EnvVar& v : container.env) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::optional<std::string_view> ShortRayIp(const Container& c) {
+  const EnvVar* ray_ip = FindEnv(c, "RAY_IP");
+  if (ray_ip && ray_ip->value && IsShortServiceName(*ray_ip->value)) return ray_ip->value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string HeadServiceName(const Pod& pod, const RayPodIdentity& identity) {
+  if (const Container* ray = RayContainer(pod)) {
+    for (const auto* list : {&ray->command, &ray->args}) {
+      for (std::string_view s : *list) {
+        if (auto host = FindShortAddressHost(s)) return std::string(*host);
+      }
+    }
+    if (auto ip = ShortRayIp(*ray)) return std::string(*ip);
+  }
+  for (const Container& init : pod.init_containers) {
+    if (auto ip = ShortRayIp(init)) return std::string(*ip);
+  }
+  std::string name(identity.cluster);
+  name += "-head-svc";
+  return name;
+}
+
+std::string HeadServiceFqdn(std::string_view service, std::string_view namespace_name,
+                            std::string_view cluster_domain) {
+  std::string out;
+  out.reserve(service.size() + namespace_name.size() + cluster_domain.size() + 6);
+  out.append(service).append(".").append(namespace_name).append(".svc.").append(cluster_domain);
+  return out;
+}
+
+}  // namespace ray_webhook

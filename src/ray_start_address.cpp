@@ -1,0 +1,104 @@
+#include "ray_webhook/ray_start_address.h"
+
+#include <vector>
+
+namespace ray_webhook {
+namespace {
+
+constexpr std::string_view kFlag = "--address";
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+bool IsQuote(char c) { return c == '"' || c == '\''; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+// What may follow HOST:PORT in a shell word list.
+bool EndsWord(char c) { return IsSpace(c) || IsQuote(c) || c == ';' || c == '&' || c == '|' || c == ')'; }
+
+struct AddressSpan {
+  std::size_t host_begin;
+  std::size_t host_end;
+};
+
+// Every well-formed address in the text, in order.
+std::vector<AddressSpan> FindAddresses(std::string_view text) {
+  std::vector<AddressSpan> out;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t flag = text.find(kFlag, from);
+    if (flag == std::string_view::npos) break;
+    from = flag + kFlag.size();
+    if (flag > 0 && !IsSpace(text[flag - 1]) && !IsQuote(text[flag - 1])) continue;
+    std::size_t i = from;
+    if (i < text.size() && text[i] == '=') {
+      ++i;
+    } else {
+      const std::size_t spaces = i;
+      while (i < text.size() && IsSpace(text[i])) ++i;
+      if (i == spaces) continue;  // e.g. --address-foo
+    }
+    if (i < text.size() && IsQuote(text[i])) ++i;
+    const std::size_t host_begin = i;
+    while (i < text.size() && text[i] != ':' && !EndsWord(text[i])) ++i;
+    if (i == host_begin || i >= text.size() || text[i] != ':') continue;
+    const std::size_t host_end = i++;
+    const std::size_t port_begin = i;
+    while (i < text.size() && IsDigit(text[i])) ++i;
+    if (i == port_begin || (i < text.size() && !EndsWord(text[i]))) continue;
+    out.push_back({host_begin, host_end});
+    from = i;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsShortServiceName(std::string_view host) {
+  if (host.empty() || host.size() > 63 || host == "localhost") return false;
+  if (host.front() < 'a' || host.front() > 'z' || host.back() == '-') return false;
+  for (char c : host) {
+    if (!((c >= 'a' && c <= 'z') || IsDigit(c) || c == '-')) return false;
+  }
+  return true;
+}
+
+std::optional<std::string_view> FindShortAddressHost(std::string_view text) {
+  if (text.find(kFlag) == std::string_view::npos) return std::nullopt;
+  for (const AddressSpan& a : FindAddresses(text)) {
+    std::string_view host = text.substr(a.host_begin, a.host_end - a.host_begin);
+    if (IsShortServiceName(host)) return host;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> RewriteRayStartAddress(std::string_view text, std::string_view service,
+                                                  std::string_view fqdn) {
+  if (text.find(kFlag) == std::string_view::npos) return std::nullopt;
+  std::string out;
+  std::size_t copied = 0;
+  for (const AddressSpan& a : FindAddresses(text)) {
+    if (text.substr(a.host_begin, a.host_end - a.host_begin) != service) continue;
+    out.append(text.substr(copied, a.host_begin - copied));
+    out.append(fqdn);
+    copied = a.host_end;
+  }
+  if (copied == 0) return std::nullopt;
+  out.append(text.substr(copied));
+  return out;
+}
+
+std::optional<std::string> RewriteHostPort(std::string_view value, std::string_view service,
+                                           std::string_view fqdn) {
+  if (value.size() <= service.size() + 1 || value.substr(0, service.size()) != service ||
+      value[service.size()] != ':') {
+    return std::nullopt;
+  }
+  std::string_view port = value.substr(service.size() + 1);
+  for (char c : port) {
+    if (!IsDigit(c)) return std::nullopt;
+  }
+  std::string out(fqdn);
+  out += ':';
+  out += port;
+  return out;
+}
+
+}  // namespace ray_webhook

@@ -1,0 +1,137 @@
+#include "ray_webhook/webhook_server.h"
+
+#include <httplib.h>
+#include <openssl/ssl.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "ray_webhook/admission_response.h"
+#include "ray_webhook/admission_text.h"
+#include "ray_webhook/review_handler.h"
+
+namespace ray_webhook {
+namespace {
+
+constexpr char kJson[] = "application/json";
+
+// Values in log lines are quoted only when they need it, so lines stay
+// greppable and a hostile uid cannot forge fields.
+std::string LogValue(std::string_view v) {
+  if (v.empty()) return "\"\"";
+  for (char c : v) {
+    if (c == ' ' || c == '"' || c == '=' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return Quote(v, 128);
+  }
+  return std::string(v.substr(0, 253));
+}
+
+void SetError(httplib::Response& res, int status, std::string_view reason, std::string_view message) {
+  res.status = status;
+  res.set_content(EncodeErrorStatus(status, reason, message), kJson);
+}
+
+}  // namespace
+
+struct WebhookServer::Impl {
+  explicit Impl(const Config& c)
+      : config(c), server(config.tls_cert_file.c_str(), config.tls_key_file.c_str()) {}
+
+  void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
+    // One decoder per pool thread: its buffers are reused across requests.
+    thread_local ReviewDecoder decoder(config.max_json_depth);
+    const auto start = std::chrono::steady_clock::now();
+    ReviewOutcome out = HandleReview(req.body, endpoint, config, decoder);
+    const auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    res.status = out.http_status;
+    res.set_content(std::move(out.body), kJson);
+    const char* path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
+    if (out.http_status != 200) {
+      spdlog::warn("review rejected path={} remote={} status={} error={}", path, req.remote_addr,
+                   out.http_status, LogValue(out.error));
+      return;
+    }
+    const Decision& d = out.decision;
+    // Never env values or whole objects: they may hold secrets.
+    spdlog::info("review path={} uid={} namespace={} pod={} cluster={} decision={} rule={} patch_ops={} warnings={} us={}",
+                 path, LogValue(out.uid), LogValue(out.namespace_name), LogValue(out.pod_name), LogValue(out.cluster),
+                 d.allowed ? "allow" : "deny", d.allowed ? "-" : d.denial.rule, d.patch.size(), d.warnings.size(),
+                 micros);
+  }
+
+  void Routes() {
+    server.Post("/mutate", [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kMutate); });
+    server.Post("/validate",
+                [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kValidate); });
+    auto ok = [](const httplib::Request&, httplib::Response& r) { r.set_content("ok\n", "text/plain"); };
+    server.Get("/healthz", ok);
+    server.Get("/readyz", ok);
+
+    // cpp-httplib answers a wrong method on a known path with 404; say 405 and what is allowed.
+    server.set_pre_routing_handler([](const httplib::Request& q, httplib::Response& r) {
+      const bool review = q.path == "/mutate" || q.path == "/validate";
+      const bool probe = q.path == "/healthz" || q.path == "/readyz";
+      if ((review && q.method != "POST") || (probe && q.method != "GET" && q.method != "HEAD")) {
+        r.set_header("Allow", review ? "POST" : "GET, HEAD");
+        SetError(r, 405, "MethodNotAllowed", "method " + q.method + " is not allowed on " + q.path);
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    // Called for every status >= 400; fill in only answers that have no body yet.
+    server.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& q, httplib::Response& r) {
+      if (!r.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      switch (r.status) {
+        case 404: SetError(r, 404, "NotFound", "no such path: " + q.path.substr(0, 256)); break;
+        case 413: SetError(r, 413, "RequestEntityTooLarge", "request body exceeds the limit"); break;
+        default: SetError(r, r.status, "BadRequest", "the request could not be served");
+      }
+      return httplib::Server::HandlerResponse::Handled;
+    }));
+    server.set_exception_handler([](const httplib::Request& q, httplib::Response& r, std::exception_ptr ep) {
+      std::string what = "unknown error";
+      try {
+        if (ep) std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      spdlog::error("handler failed path={} error={}", q.path, LogValue(what));
+      SetError(r, 500, "InternalError", "internal error while handling the request");
+    });
+  }
+
+  Config config;
+  httplib::SSLServer server;
+};
+
+WebhookServer::WebhookServer(const Config& config) : impl_(std::make_unique<Impl>(config)) {}
+WebhookServer::~WebhookServer() = default;
+
+bool WebhookServer::Bind(std::string* error) {
+  auto& s = impl_->server;
+  const Config& c = impl_->config;
+  if (!s.is_valid()) {
+    *error = "cannot load the TLS certificate \"" + c.tls_cert_file + "\" and key \"" + c.tls_key_file +
+             "\" (missing, unreadable, or not a matching PEM pair)";
+    return false;
+  }
+  SSL_CTX_set_min_proto_version(s.ssl_context(), TLS1_2_VERSION);
+  s.set_tcp_nodelay(true);
+  s.set_keep_alive_max_count(100000);
+  s.set_payload_max_length(c.max_body_bytes);
+  const int threads = c.threads;
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  impl_->Routes();
+  if (!s.bind_to_port(c.bind_address, c.port)) {
+    *error = "cannot listen on " + c.bind_address + ":" + std::to_string(c.port);
+    return false;
+  }
+  return true;
+}
+
+bool WebhookServer::Serve() { return impl_->server.listen_after_bind(); }
+
+void WebhookServer::Stop() { impl_->server.stop(); }
+
+}  // namespace ray_webhook
