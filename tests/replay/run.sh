@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Replay: starts the real ray-webhook server with a throw-away certificate and
+# sends every AdmissionReview fixture with `curl --cacert`. For each answer it
+# checks the envelope (same apiVersion and kind, uid echoed, JSON content
+# type), the decision, and, when there is a patch, the Pod that results from
+# applying it; then it sends that Pod again and expects no patch. It also sends
+# bodies that are not AdmissionReviews and checks the server keeps serving.
+#
+#   run.sh --server BIN --patch-tool BIN --fixtures DIR --certs GENERATE_SH
+set -uo pipefail
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --server) server="$2"; shift 2 ;;
+    --patch-tool) patch_tool="$2"; shift 2 ;;
+    --fixtures) fixtures="$2"; shift 2 ;;
+    --certs) certs="$2"; shift 2 ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+for tool in curl jq openssl; do
+  command -v "$tool" >/dev/null || { echo "replay: $tool is required" >&2; exit 2; }
+done
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() {  # check DESCRIPTION COMMAND...
+  local what="$1"; shift
+  if "$@"; then pass; else fail "$what"; fi
+}
+
+bash "$certs" --out "$work/certs" 2>/dev/null || { echo "replay: certificate generation failed" >&2; exit 1; }
+
+# Find a free port by trying to start on one; a bind failure exits at once.
+for attempt in 1 2 3 4 5 6 7 8 9 10; do
+  port=$((20000 + RANDOM % 20000))
+  "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/certs/tls.crt" \
+    --tls-key "$work/certs/tls.key" --log-level info >"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 50); do
+    if curl -sf --cacert "$work/certs/ca.crt" "https://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
+      break 2
+    fi
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; server_pid=""
+done
+[ -n "$server_pid" ] || { echo "replay: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+base="https://127.0.0.1:$port"
+
+# post ENDPOINT FILE -> writes $work/resp, echoes "HTTP_CODE CONTENT_TYPE"
+post() {
+  curl -s --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' --data-binary "@$2" \
+    -o "$work/resp" -w '%{http_code} %{content_type}' "$base$1"
+}
+
+replay_case() {
+  local name="$1" endpoint="$2" review="$fixtures/reviews/$1.json" expect="$fixtures/expected/$1.json"
+  local want; want=$(jq -c ".$endpoint" "$expect")
+  local status; status=$(post "/$endpoint" "$review")
+  local tag="$name /$endpoint"
+  check "$tag: HTTP 200 application/json (got $status)" [ "${status%% *}" = 200 ] && [[ "${status#* }" == application/json* ]]
+  local r="$work/resp"
+  check "$tag: apiVersion echoed" [ "$(jq -r .apiVersion "$r")" = "$(jq -r .apiVersion "$review")" ]
+  check "$tag: kind AdmissionReview" [ "$(jq -r .kind "$r")" = AdmissionReview ]
+  check "$tag: uid echoed" [ "$(jq -r .response.uid "$r")" = "$(jq -r .request.uid "$review")" ]
+  check "$tag: allowed" [ "$(jq -r .response.allowed "$r")" = "$(jq -r .allowed <<<"$want")" ]
+  if [ "$(jq -r .allowed <<<"$want")" = false ]; then
+    check "$tag: status.code" [ "$(jq -r .response.status.code "$r")" = "$(jq -r .code <<<"$want")" ]
+    while IFS= read -r fragment; do
+      check "$tag: message contains $fragment" jq -e --arg f "$fragment" '.response.status.message | contains($f)' "$r" >/dev/null
+    done < <(jq -r '.message_contains[]' <<<"$want")
+  fi
+  if jq -e 'has("warnings_contain")' <<<"$want" >/dev/null; then
+    while IFS= read -r fragment; do
+      check "$tag: a warning contains $fragment" jq -e --arg f "$fragment" '[.response.warnings[]? | contains($f)] | any' "$r" >/dev/null
+    done < <(jq -r '.warnings_contain[]' <<<"$want")
+  else
+    check "$tag: no warnings" jq -e '.response | has("warnings") | not' "$r" >/dev/null
+  fi
+
+  local pod; pod=$(jq -r .pod <<<"$want")
+  if [ "$pod" = null ]; then
+    check "$tag: no patch and no patchType" jq -e '.response | (has("patch") or has("patchType")) | not' "$r" >/dev/null
+    return
+  fi
+  check "$tag: patchType JSONPatch" [ "$(jq -r .response.patchType "$r")" = JSONPatch ]
+  jq -r .response.patch "$r" >"$work/patch.b64"
+  jq .request.object "$review" >"$work/object.json"
+  if ! "$patch_tool" "$work/object.json" "$work/patch.b64" >"$work/patched.json"; then
+    fail "$tag: the patch does not apply"
+    return
+  fi
+  check "$tag: patched Pod equals $pod" [ "$(jq -S . "$work/patched.json")" = "$(jq -S . "$fixtures/expected/$pod")" ]
+  # Reinvocation (IfNeeded): the patched Pod needs nothing more.
+  jq --slurpfile obj "$work/patched.json" '.request.object = $obj[0] | .request.uid = "reinvoked-\(.request.uid)"' \
+    "$review" >"$work/again.json"
+  status=$(post "/$endpoint" "$work/again.json")
+  check "$tag: re-sent patched Pod is allowed with no patch" \
+    jq -e '.response.allowed == true and (.response | has("patch") | not)' "$work/resp" >/dev/null
+}
+
+cases=0
+for review in "$fixtures"/reviews/*.json; do
+  name=$(basename "$review" .json)
+  replay_case "$name" mutate
+  replay_case "$name" validate
+  cases=$((cases + 1))
+done
+[ "$cases" -gt 0 ] || fail "no fixtures found in $fixtures/reviews"
+
+# The headline case, spelled out: a KubeRay 0.4 worker gets FQ_RAY_IP, RAY_IP and an FQDN --address.
+post /mutate "$fixtures/reviews/kuberay-0.4-worker.json" >/dev/null
+jq -r .response.patch "$work/resp" >"$work/patch.b64"
+jq .request.object "$fixtures/reviews/kuberay-0.4-worker.json" >"$work/object.json"
+"$patch_tool" "$work/object.json" "$work/patch.b64" >"$work/patched.json" 2>/dev/null
+check "0.4 worker: FQ_RAY_IP" jq -e '.spec.containers[0].env | map(select(.name=="FQ_RAY_IP"))[0].value == "raycluster-kuberay-head-svc.default.svc.cluster.local"' "$work/patched.json" >/dev/null
+check "0.4 worker: RAY_IP" jq -e '.spec.containers[0].env | map(select(.name=="RAY_IP"))[0].value == "raycluster-kuberay-head-svc"' "$work/patched.json" >/dev/null
+check "0.4 worker: FQDN --address" jq -e '.spec.containers[0].args[0] | contains("--address=raycluster-kuberay-head-svc.default.svc.cluster.local:6379")' "$work/patched.json" >/dev/null
+
+# Bodies that are not AdmissionReviews: 400 with a Status body, and the server keeps serving.
+bad="$fixtures/bad-requests"
+while IFS=$'\t' read -r file fragment; do
+  for endpoint in mutate validate; do
+    status=$(post "/$endpoint" "$bad/$file")
+    check "bad $file /$endpoint: HTTP 400 (got $status)" [ "${status%% *}" = 400 ]
+    check "bad $file /$endpoint: Status message has '$fragment'" \
+      jq -e --arg f "$fragment" '.kind == "Status" and .code == 400 and (.message | contains($f))' "$work/resp" >/dev/null
+  done
+done < <(jq -r '.cases | to_entries[] | "\(.key)\t\(.value)"' "$bad/expected.json")
+
+code_of() { curl -s --cacert "$work/certs/ca.crt" -o "$work/resp" -w '%{http_code}' "$@"; }
+check "GET /mutate is 405" [ "$(code_of "$base/mutate")" = 405 ]
+check "405 names the allowed method" [ "$(curl -s --cacert "$work/certs/ca.crt" -o /dev/null -D - "$base/validate" | tr -d '\r' | grep -i '^allow:' | cut -d' ' -f2-)" = POST ]
+check "PUT /validate is 405" [ "$(code_of -X PUT -d '{}' "$base/validate")" = 405 ]
+check "POST /healthz is 405" [ "$(code_of -d '' "$base/healthz")" = 405 ]
+check "unknown path is 404 with a Status body" [ "$(code_of "$base/nope")" = 404 ] && jq -e '.code == 404' "$work/resp" >/dev/null
+check "GET /readyz is 200" [ "$(code_of "$base/readyz")" = 200 ]
+check "GET /healthz is 200" [ "$(code_of "$base/healthz")" = 200 ]
+# A client that drops the connection mid-body must not hurt the next one.
+printf 'POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"apiV' |
+  timeout 5 openssl s_client -quiet -connect "127.0.0.1:$port" -CAfile "$work/certs/ca.crt" >/dev/null 2>&1
+check "a good review still succeeds after the bad inputs" [ "$(post /mutate "$fixtures/reviews/kuberay-0.4-worker.json" | cut -d' ' -f1)" = 200 ]
+check "the server process is still running" kill -0 "$server_pid"
+# Several requests on one keep-alive connection (curl reuses it for each URL).
+urls=()
+for _ in 1 2 3 4 5 6; do urls+=("$base/mutate" -o /dev/null); done
+n=$(curl -s --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' \
+  --data-binary "@$fixtures/reviews/kuberay-0.4-worker.json" -w '%{http_code} %{num_connects}\n' "${urls[@]}" |
+  awk '$1 == 200 {ok++; c += $2} END {print ok, c}')
+check "six keep-alive requests succeed on one connection (got: ok connects = $n)" [ "$n" = "6 1" ]
+check "the server logged one line per review" grep -q 'review path=/mutate uid=' "$work/server.log"
+check "logs never carry env values" bash -c "! grep -q 'raycluster-kuberay-head-svc:6379' '$work/server.log'"
+
+echo "replay: $cases fixtures replayed against the real server"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
