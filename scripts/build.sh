@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Installs missing Debian packages, then configures and builds into build/.
+#   scripts/build.sh           the server only
+#   scripts/build.sh --test    the server and its tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" >/dev/null
+if [ "${1:-}" = "--test" ]; then
+  bash scripts/install-deps.sh --test
+  tests=ON
+else
+  bash scripts/install-deps.sh
+  tests=OFF
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DRAY_WEBHOOK_BUILD_TESTS=$tests >/dev/null
 cmake --build build -j"${JOBS:-2}"

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that building, running and testing ray-webhook need,
-# and only those that are missing. Safe to run again.
+# Installs the Debian packages that building and running ray-webhook need, and
+# with --test also those its tests need; only the missing ones. Safe to run again.
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
   libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev
-  libgtest-dev
-  openssl curl jq ca-certificates
+  openssl ca-certificates
 )
+if [ "${1:-}" = "--test" ]; then
+  # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.
+  packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

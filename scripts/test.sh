@@ -3,6 +3,6 @@
 # of AdmissionReview fixtures against the real HTTPS server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/build.sh --test
 cd build
 ctest --output-on-failure -j"${JOBS:-2}"
