@@ -1,5 +1,6 @@
 // ray-webhook: entry point. Parses the command line, then either reviews one
 // file offline or runs the HTTPS server until SIGTERM or SIGINT.
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <csignal>
@@ -42,6 +43,8 @@ int RunReview(const Command& cmd) {
 }
 
 int RunServe(const Config& config) {
+  // Logs go to stderr, leaving stdout to answers (review) and to nothing (serve).
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("ray-webhook"));
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%fZ %l %v", spdlog::pattern_time_type::utc);
 

@@ -163,6 +163,29 @@ check "six keep-alive requests succeed on one connection (got: ok connects = $n)
 check "the server logged one line per review" grep -q 'review path=/mutate uid=' "$work/server.log"
 check "logs never carry env values" bash -c "! grep -q 'raycluster-kuberay-head-svc:6379' '$work/server.log'"
 
+# The command line around the server.
+"$server" serve --tls-cert x --tls-key y --port 0 >/dev/null 2>"$work/err"
+check "a bad flag exits 2" [ $? -eq 2 ]
+check "a bad flag says what is wrong" grep -q -- "--port must be a number" "$work/err"
+"$server" --version >"$work/out"
+check "--version prints the version" grep -Eq '^ray-webhook [0-9]+\.[0-9]+\.[0-9]+$' "$work/out"
+"$server" --help | grep -q -- "--tls-cert"
+check "--help lists the flags" [ $? -eq 0 ]
+timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/missing.crt" --tls-key "$work/missing.key" \
+  >/dev/null 2>"$work/err"
+check "an unloadable certificate exits 1" [ $? -eq 1 ]
+check "an unloadable certificate is named" grep -q "missing.crt" "$work/err"
+"$server" review --mutate "$fixtures/reviews/kuberay-0.4-worker.json" >"$work/offline.json"
+post /mutate "$fixtures/reviews/kuberay-0.4-worker.json" >/dev/null
+check "review --mutate answers as the server does" [ "$(jq -S . "$work/offline.json")" = "$(jq -S . "$work/resp")" ]
+"$server" review --validate - <"$fixtures/reviews/dupmount-worker.json" >"$work/offline.json"
+check "review --validate reads stdin" jq -e '.response.allowed == false' "$work/offline.json" >/dev/null
+"$server" review --mutate "$fixtures/bad-requests/not-json.body" >/dev/null 2>&1
+check "review of a bad body exits 1" [ $? -eq 1 ]
+CLUSTER_DOMAIN=corp.example "$server" review --mutate "$fixtures/reviews/kuberay-0.4-worker.json" |
+  jq -r .response.patch | base64 -d >"$work/patch.json"
+check "review honours CLUSTER_DOMAIN" grep -q "raycluster-kuberay-head-svc.default.svc.corp.example" "$work/patch.json"
+
 echo "replay: $cases fixtures replayed against the real server"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
