@@ -5,8 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "fixture_files.h"
 
 #include "ray_webhook/review_handler.h"
 
@@ -15,13 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::kFixtures;
+using testing::ReadFixture;
 
-const fs::path kFixtures = RAY_WEBHOOK_FIXTURES;
-
-json ReadJson(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
+json ReadJson(const fs::path& relative) { return json::parse(ReadFixture(relative)); }
 
 std::string Base64Decode(const std::string& in) {
   static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -58,8 +56,8 @@ std::vector<std::string> CaseNames() {
 class FixtureTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FixtureTest, AnswerMatchesExpectation) {
-  const json review = ReadJson(kFixtures / "reviews" / (GetParam() + ".json"));
-  const json expected = ReadJson(kFixtures / "expected" / (GetParam() + ".json"));
+  const json review = ReadJson(fs::path("reviews") / (GetParam() + ".json"));
+  const json expected = ReadJson(fs::path("expected") / (GetParam() + ".json"));
   for (const auto& [endpoint_name, endpoint] :
        {std::pair{"mutate", Endpoint::kMutate}, std::pair{"validate", Endpoint::kValidate}}) {
     SCOPED_TRACE(endpoint_name);
@@ -102,7 +100,7 @@ TEST_P(FixtureTest, AnswerMatchesExpectation) {
       EXPECT_FALSE(op["op"] == "replace" && op["value"].is_array()) << op.dump();
     }
     const json patched = review["request"]["object"].patch(patch);
-    EXPECT_EQ(patched, ReadJson(kFixtures / "expected" / want["pod"].get<std::string>()))
+    EXPECT_EQ(patched, ReadJson(fs::path("expected") / want["pod"].get<std::string>()))
         << "patched pod:\n" << patched.dump(2);
 
     // Idempotence: the patched Pod, sent again, needs nothing more, and passes validation.

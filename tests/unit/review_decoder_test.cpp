@@ -2,25 +2,18 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include "fixture_files.h"
+
 #include <nlohmann/json.hpp>
 
 namespace ray_webhook {
 namespace {
 
-namespace fs = std::filesystem;
-const fs::path kFixtures = RAY_WEBHOOK_FIXTURES;
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using testing::ReadFixture;
 
 TEST(ReviewDecoder, DecodesTheFieldsTheRulesRead) {
   ReviewDecoder decoder;
-  const std::string body = ReadFile(kFixtures / "reviews" / "kuberay-1.0-worker-short.json");
+  const std::string body = ReadFixture("reviews/kuberay-1.0-worker-short.json");
   DecodeResult r = decoder.Decode(body);
   ASSERT_TRUE(r.request) << r.error;
   const AdmissionRequest& req = *r.request;
@@ -54,14 +47,14 @@ TEST(ReviewDecoder, DecodesTheFieldsTheRulesRead) {
 
 TEST(ReviewDecoder, V1beta1IsRecognised) {
   ReviewDecoder decoder;
-  DecodeResult r = decoder.Decode(ReadFile(kFixtures / "reviews" / "v1beta1-worker.json"));
+  DecodeResult r = decoder.Decode(ReadFixture("reviews/v1beta1-worker.json"));
   ASSERT_TRUE(r.request) << r.error;
   EXPECT_EQ(r.request->version, ReviewVersion::kV1beta1);
 }
 
 TEST(ReviewDecoder, NonPodObjectsAreNotDecoded) {
   ReviewDecoder decoder;
-  DecodeResult r = decoder.Decode(ReadFile(kFixtures / "reviews" / "not-a-pod.json"));
+  DecodeResult r = decoder.Decode(ReadFixture("reviews/not-a-pod.json"));
   ASSERT_TRUE(r.request) << r.error;
   EXPECT_FALSE(r.request->pod.has_value());
   EXPECT_FALSE(r.request->IsPodCreate());
@@ -69,7 +62,7 @@ TEST(ReviewDecoder, NonPodObjectsAreNotDecoded) {
 
 TEST(ReviewDecoder, NullObjectOnDeleteIsNotAPod) {
   ReviewDecoder decoder;
-  DecodeResult r = decoder.Decode(ReadFile(kFixtures / "reviews" / "delete-operation.json"));
+  DecodeResult r = decoder.Decode(ReadFixture("reviews/delete-operation.json"));
   ASSERT_TRUE(r.request) << r.error;
   EXPECT_FALSE(r.request->pod.has_value());
 }
@@ -84,19 +77,17 @@ TEST(ReviewDecoder, EscapedStringsAreUnescaped) {
 
 // Each bad body gets a one-line error naming what is wrong (and where).
 TEST(ReviewDecoder, BadBodiesGetPreciseErrors) {
-  const fs::path dir = kFixtures / "bad-requests";
-  std::ifstream in(dir / "expected.json");
-  const auto expected = nlohmann::json::parse(in);
+  const auto expected = nlohmann::json::parse(ReadFixture("bad-requests/expected.json"));
   ReviewDecoder decoder;
   ASSERT_FALSE(expected["cases"].empty());
   for (const auto& [file, fragment] : expected["cases"].items()) {
     SCOPED_TRACE(file);
-    DecodeResult r = decoder.Decode(ReadFile(dir / file));
+    DecodeResult r = decoder.Decode(ReadFixture("bad-requests/" + file));
     EXPECT_FALSE(r.request.has_value());
     EXPECT_NE(r.error.find(fragment.get<std::string>()), std::string::npos) << r.error;
   }
   // The decoder is still usable after every failure.
-  EXPECT_TRUE(decoder.Decode(ReadFile(kFixtures / "reviews" / "kuberay-0.4-worker.json")).request.has_value());
+  EXPECT_TRUE(decoder.Decode(ReadFixture("reviews/kuberay-0.4-worker.json")).request.has_value());
 }
 
 TEST(ReviewDecoder, DepthBoundIsConfigurable) {

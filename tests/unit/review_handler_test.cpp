@@ -2,20 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include "fixture_files.h"
+
 
 namespace ray_webhook {
 namespace {
 
-namespace fs = std::filesystem;
-const fs::path kFixtures = RAY_WEBHOOK_FIXTURES;
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using testing::ReadFixture;
 
 TEST(ReviewHandler, BadBodyIs400WithStatusBody) {
   ReviewDecoder decoder;
@@ -29,7 +22,7 @@ TEST(ReviewHandler, BadBodyIs400WithStatusBody) {
 
 TEST(ReviewHandler, SummaryNamesTheReview) {
   ReviewDecoder decoder;
-  const std::string body = ReadFile(kFixtures / "reviews" / "kuberay-0.4-worker.json");
+  const std::string body = ReadFixture("reviews/kuberay-0.4-worker.json");
   const ReviewOutcome out = HandleReview(body, Endpoint::kMutate, Config{}, decoder);
   ASSERT_EQ(out.http_status, 200);
   EXPECT_FALSE(out.uid.empty());
@@ -42,7 +35,7 @@ TEST(ReviewHandler, SummaryNamesTheReview) {
 // One decoder is reused across requests on a server thread.
 TEST(ReviewHandler, DecoderIsReusableAfterErrors) {
   ReviewDecoder decoder;
-  const std::string good = ReadFile(kFixtures / "reviews" / "kuberay-0.4-worker.json");
+  const std::string good = ReadFixture("reviews/kuberay-0.4-worker.json");
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(HandleReview("not json", Endpoint::kMutate, Config{}, decoder).http_status, 400);
     EXPECT_EQ(HandleReview(good, Endpoint::kMutate, Config{}, decoder).http_status, 200);
