@@ -1,0 +1,51 @@
+// node validate.mjs FILE...
+// Validates every Kubernetes object in the given JSON files (an object, an array
+// of objects, or a List) against the upstream OpenAPI schemas shipped by the
+// kubernetes-models packages. Prints one line per object that fails, then a
+// count line, and exits 1 when any object fails or has no known schema.
+import fs from "node:fs";
+
+// apiVersion "group/version" -> module path; core "v1" has no group.
+async function modelFor(apiVersion, kind) {
+  const candidates = apiVersion.includes("/")
+    ? [`kubernetes-models/${apiVersion}`, `@kubernetes-models/cert-manager/${apiVersion}`]
+    : [`kubernetes-models/${apiVersion}`];
+  for (const path of candidates) {
+    try {
+      const mod = await import(path);
+      if (mod[kind]) return mod[kind];
+    } catch {
+      // not this package
+    }
+  }
+  return null;
+}
+
+function objectsIn(doc) {
+  if (Array.isArray(doc)) return doc.flatMap(objectsIn);
+  if (doc && doc.kind === "List" && Array.isArray(doc.items)) return doc.items.flatMap(objectsIn);
+  return doc ? [doc] : [];
+}
+
+let passed = 0;
+let failed = 0;
+for (const file of process.argv.slice(2)) {
+  for (const obj of objectsIn(JSON.parse(fs.readFileSync(file, "utf8")))) {
+    const name = `${file}: ${obj.kind} ${obj.metadata?.name ?? obj.metadata?.generateName ?? ""}`;
+    const Model = await modelFor(obj.apiVersion ?? "", obj.kind ?? "");
+    if (!Model) {
+      console.log(`FAIL ${name}: no schema for ${obj.apiVersion} ${obj.kind}`);
+      failed++;
+      continue;
+    }
+    try {
+      new Model(obj).validate();
+      passed++;
+    } catch (e) {
+      console.log(`FAIL ${name}: ${e.message}`);
+      failed++;
+    }
+  }
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);
