@@ -16,7 +16,9 @@ std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 std::string EncodePatch(const std::vector<PatchOperation>& patch) {
   json ops = json::array();
   for (const PatchOperation& p : patch) {
-    ops.push_back(json{{"op", p.op}, {"path", p.path}, {"value", p.value}});
+    json op{{"op", p.op}, {"path", p.path}};
+    if (p.op != "remove") op["value"] = p.value;
+    ops.push_back(std::move(op));
   }
   return Dump(ops);
 }

@@ -1,6 +1,9 @@
 #include "ray_webhook/command_line.h"
 
+#include <algorithm>
 #include <charconv>
+
+#include "ray_webhook/dns_name.h"
 
 namespace ray_webhook {
 namespace {
@@ -13,22 +16,33 @@ bool ParseInt(std::string_view text, int min, int max, int* out) {
   return true;
 }
 
-// RFC 1123 subdomain, as Kubernetes validates DNS names.
-bool IsDnsSubdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  std::size_t label = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '.') {
-      if (label == 0 || s[i - 1] == '-') return false;
-      label = 0;
-      continue;
-    }
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (!alnum && !(c == '-' && label > 0)) return false;
-    if (++label > 63) return false;
+std::optional<RuleMode> ParseRuleMode(std::string_view s) {
+  if (s == "enforce") return RuleMode::kEnforce;
+  if (s == "warn") return RuleMode::kWarn;
+  if (s == "off") return RuleMode::kOff;
+  return std::nullopt;
+}
+
+std::optional<HeadUniqueness> ParseHeadUniqueness(std::string_view s) {
+  if (s == "name") return HeadUniqueness{true, false};
+  if (s == "lookup") return HeadUniqueness{false, true};
+  if (s == "name+lookup") return HeadUniqueness{true, true};
+  if (s == "off") return HeadUniqueness{false, false};
+  return std::nullopt;
+}
+
+// "2s", "500ms" or a bare number of seconds.
+std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s) {
+  int scale = 1000;
+  if (s.ends_with("ms")) {
+    scale = 1;
+    s.remove_suffix(2);
+  } else if (s.ends_with("s")) {
+    s.remove_suffix(1);
   }
-  return label > 0 && s.back() != '-';
+  int n = 0;
+  if (!ParseInt(s, 1, 3600 * 1000, &n) || static_cast<long long>(n) * scale > 60 * 1000) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<long long>(n) * scale);
 }
 
 bool IsLogLevel(std::string_view s) {
@@ -74,6 +88,7 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
   Config& c = cmd.config;
   if (auto domain = env("CLUSTER_DOMAIN"); domain && !domain->empty()) c.cluster_domain = *domain;
   std::optional<std::string> flag_domain;
+  std::optional<std::string> api_server, token_file, ca_file;
 
   FlagReader r(args, 2);
   while (!r.Done()) {
@@ -82,8 +97,11 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
       cmd.kind = CommandKind::kHelp;
       return ParseResult{cmd, ""};
     }
-    const bool known = flag == "--bind" || flag == "--port" || flag == "--tls-cert" || flag == "--tls-key" ||
-                       flag == "--cluster-domain" || flag == "--threads" || flag == "--log-level";
+    static const std::vector<std::string_view> kKnown = {
+        "--bind", "--port", "--tls-cert", "--tls-key", "--cluster-domain", "--threads", "--log-level",
+        "--head-uniqueness", "--head-name-mode", "--second-head-mode", "--duplicate-mount-mode",
+        "--head-lookup-failure", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--kube-api-timeout"};
+    const bool known = std::find(kKnown.begin(), kKnown.end(), flag) != kKnown.end();
     if (!known) return Fail("serve: unknown flag " + flag);
     auto value = r.Value();
     if (!value || value->empty()) {
@@ -105,7 +123,48 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
     } else if (flag == "--log-level") {
       if (!IsLogLevel(v)) return Fail("serve: --log-level must be one of trace, debug, info, warn, error, critical, off; got \"" + v + "\"");
       c.log_level = v;
+    } else if (flag == "--head-uniqueness") {
+      auto h = ParseHeadUniqueness(v);
+      if (!h) return Fail("serve: --head-uniqueness must be name, lookup, name+lookup or off; got \"" + v + "\"");
+      c.head_uniqueness = *h;
+    } else if (flag == "--head-name-mode" || flag == "--second-head-mode" || flag == "--duplicate-mount-mode") {
+      auto m = ParseRuleMode(v);
+      if (!m) return Fail("serve: " + flag + " must be enforce, warn or off; got \"" + v + "\"");
+      (flag == "--head-name-mode" ? c.head_name_mode
+       : flag == "--second-head-mode" ? c.second_head_mode
+                                      : c.duplicate_mount_mode) = *m;
+    } else if (flag == "--head-lookup-failure") {
+      if (v != "allow" && v != "deny") return Fail("serve: --head-lookup-failure must be allow or deny; got \"" + v + "\"");
+      c.deny_on_lookup_failure = v == "deny";
+    } else if (flag == "--kube-api-server") {
+      if (!v.starts_with("https://")) return Fail("serve: --kube-api-server must be an https:// URL; got \"" + v + "\"");
+      api_server = v;
+    } else if (flag == "--kube-token-file") {
+      token_file = v;
+    } else if (flag == "--kube-ca-file") {
+      ca_file = v;
+    } else if (flag == "--kube-api-timeout") {
+      auto d = ParseDuration(v);
+      if (!d) return Fail("serve: --kube-api-timeout must be a duration such as 2s or 500ms, at most 60s; got \"" + v + "\"");
+      c.kube_api.timeout = *d;
     }
+  }
+  // In-cluster configuration, as client-go's rest.InClusterConfig: the service
+  // host and port from the environment, the service account's token and CA.
+  if (!api_server) {
+    auto host = env("KUBERNETES_SERVICE_HOST");
+    auto port = env("KUBERNETES_SERVICE_PORT");
+    if (host && port && !host->empty() && !port->empty()) {
+      const bool ipv6 = host->find(':') != std::string::npos;
+      api_server = "https://" + (ipv6 ? "[" + *host + "]" : *host) + ":" + *port;
+      if (!token_file) token_file = std::string(kServiceAccountTokenFile);
+      if (!ca_file) ca_file = std::string(kServiceAccountCaFile);
+    }
+  }
+  if (api_server) {
+    c.kube_api.server = *api_server;
+    c.kube_api.token_file = token_file.value_or("");
+    c.kube_api.ca_file = ca_file.value_or("");
   }
   if (flag_domain) c.cluster_domain = *flag_domain;
   if (!IsDnsSubdomain(c.cluster_domain)) {
@@ -189,6 +248,19 @@ serve flags:
                            else cluster.local; must match the KubeRay operator's)
   --threads N              connections served at once (default 64)
   --log-level LEVEL        trace, debug, info, warn, error, critical or off (default info)
+
+head uniqueness (one head Pod per RayCluster):
+  --head-uniqueness MODE   name, lookup, name+lookup or off (default name+lookup)
+  --head-name-mode M       the deterministic head name rule: enforce, warn or off (default enforce)
+  --second-head-mode M     the second-head lookup: enforce, warn or off (default enforce)
+  --head-lookup-failure A  when the API cannot answer: allow (with a warning) or deny (default allow)
+  --kube-api-server URL    Kubernetes API (default https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT)
+  --kube-token-file FILE   bearer token, re-read when it changes (default: the service account's)
+  --kube-ca-file FILE      CA of the API server (default: the service account's)
+  --kube-api-timeout D     lookup timeout, e.g. 2s or 500ms (default 2s)
+
+other rules:
+  --duplicate-mount-mode M enforce, warn or off (default enforce)
 
 review reads one AdmissionReview from FILE (or stdin when FILE is - or absent),
 prints the answer AdmissionReview on stdout and touches no network. It exits 1

@@ -5,7 +5,8 @@
 
 namespace ray_webhook {
 
-ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Config& config, ReviewDecoder& decoder) {
+ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Config& config, ReviewDecoder& decoder,
+                           const HeadLookup& lookup) {
   ReviewOutcome out;
   DecodeResult decoded = decoder.Decode(body);
   if (!decoded.request) {
@@ -22,7 +23,14 @@ ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Confi
     out.pod_name = meta.name.empty() ? meta.generate_name : meta.name;
     out.cluster = Lookup(meta.labels, kClusterLabel).value_or("");
   }
-  out.decision = Decide(request, endpoint, config);
+  std::optional<PodListResult> heads;
+  if (lookup && NeedsHeadLookup(request, endpoint, config)) {
+    const std::string_view ns =
+        request.namespace_name.empty() ? request.pod->metadata.namespace_name : request.namespace_name;
+    heads = lookup(ns, out.cluster);
+    out.looked_up_heads = true;
+  }
+  out.decision = Decide(request, endpoint, config, heads ? &*heads : nullptr);
   out.body = EncodeAdmissionResponse(request, out.decision);
   return out;
 }

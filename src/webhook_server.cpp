@@ -8,6 +8,7 @@
 
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
+#include "ray_webhook/kube_api_client.h"
 #include "ray_webhook/review_handler.h"
 
 namespace ray_webhook {
@@ -34,13 +35,22 @@ void SetError(httplib::Response& res, int status, std::string_view reason, std::
 
 struct WebhookServer::Impl {
   explicit Impl(const Config& c)
-      : config(c), server(config.tls_cert_file.c_str(), config.tls_key_file.c_str()) {}
+      : config(c), server(config.tls_cert_file.c_str(), config.tls_key_file.c_str()) {
+    if (config.kube_api.configured()) {
+      kube = std::make_unique<KubeApiClient>(config.kube_api);
+      lookup = [this](std::string_view ns, std::string_view cluster) {
+        PodListResult r = kube->ListHeadPods(ns, cluster);
+        if (!r.ok) spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue(ns), LogValue(cluster), LogValue(r.error));
+        return r;
+      };
+    }
+  }
 
   void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     // One decoder per pool thread: its buffers are reused across requests.
     thread_local ReviewDecoder decoder(config.max_json_depth);
     const auto start = std::chrono::steady_clock::now();
-    ReviewOutcome out = HandleReview(req.body, endpoint, config, decoder);
+    ReviewOutcome out = HandleReview(req.body, endpoint, config, decoder, lookup);
     const auto micros =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
     res.status = out.http_status;
@@ -53,10 +63,12 @@ struct WebhookServer::Impl {
     }
     const Decision& d = out.decision;
     // Never env values or whole objects: they may hold secrets.
-    spdlog::info("review path={} uid={} namespace={} pod={} cluster={} decision={} rule={} patch_ops={} warnings={} us={}",
-                 path, LogValue(out.uid), LogValue(out.namespace_name), LogValue(out.pod_name), LogValue(out.cluster),
-                 d.allowed ? "allow" : "deny", d.allowed ? "-" : d.denial.rule, d.patch.size(), d.warnings.size(),
-                 micros);
+    spdlog::info(
+        "review path={} uid={} namespace={} pod={} cluster={} decision={} rule={} patch_ops={} warnings={} "
+        "head_lookup={} us={}",
+        path, LogValue(out.uid), LogValue(out.namespace_name), LogValue(out.pod_name), LogValue(out.cluster),
+        d.allowed ? "allow" : "deny", d.allowed ? "-" : d.denial.rule, d.patch.size(), d.warnings.size(),
+        out.looked_up_heads ? "yes" : "no", micros);
   }
 
   void Routes() {
@@ -103,6 +115,8 @@ struct WebhookServer::Impl {
 
   Config config;
   httplib::SSLServer server;
+  std::unique_ptr<KubeApiClient> kube;
+  HeadLookup lookup;  // empty when no API is configured
 };
 
 WebhookServer::WebhookServer(const Config& config) : impl_(std::make_unique<Impl>(config)) {}
@@ -123,6 +137,11 @@ bool WebhookServer::Bind(std::string* error) {
   const int threads = c.threads;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   impl_->Routes();
+  if (c.head_uniqueness.lookup && c.second_head_mode != RuleMode::kOff && !c.kube_api.configured()) {
+    spdlog::warn("second-head lookup inactive: no Kubernetes API configured (not in a cluster, no --kube-api-server)");
+  } else if (c.kube_api.configured()) {
+    spdlog::info("second-head lookup via {} timeout={}ms", c.kube_api.server, c.kube_api.timeout.count());
+  }
   if (!s.bind_to_port(c.bind_address, c.port)) {
     *error = "cannot listen on " + c.bind_address + ":" + std::to_string(c.port);
     return false;

@@ -6,7 +6,20 @@
 #include <cstddef>
 #include <string>
 
+#include "ray_webhook/kube_api_client.h"
+
 namespace ray_webhook {
+
+// How a rule acts: deny, allow with a warning (to roll a webhook out safely),
+// or not at all.
+enum class RuleMode { kEnforce, kWarn, kOff };
+
+// Which head-uniqueness mechanisms run: the deterministic head name (mutate
+// plus the validating name rule), the second-head lookup, both, or neither.
+struct HeadUniqueness {
+  bool name = true;
+  bool lookup = true;
+};
 
 struct Config {
   // Listener.
@@ -21,6 +34,17 @@ struct Config {
 
   // Policy. KubeRay's operator reads CLUSTER_DOMAIN with this default (PR #951).
   std::string cluster_domain = "cluster.local";
+  HeadUniqueness head_uniqueness;
+  RuleMode head_name_mode = RuleMode::kEnforce;
+  RuleMode second_head_mode = RuleMode::kEnforce;
+  RuleMode duplicate_mount_mode = RuleMode::kEnforce;
+  // When the API cannot answer the second-head lookup: allow with a warning
+  // (false) or deny (true).
+  bool deny_on_lookup_failure = false;
+
+  // The Kubernetes API, for the second-head lookup; unconfigured outside a
+  // cluster unless flags say otherwise.
+  KubeApiConfig kube_api;
 
   // Limits. 7 MiB is controller-runtime's webhook body limit; kube-apiserver
   // itself sends at most about 2 x 3 MiB.

@@ -13,16 +13,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ray_webhook/config.h"
+
 namespace ray_webhook {
 
 struct PatchOperation {
-  std::string op;  // "add" or "replace"; lists are appended to, never replaced
+  std::string op;  // "add", "replace" or "remove"; lists are appended to, never replaced
   std::string path;
-  nlohmann::json value;
+  nlohmann::json value;  // not sent for "remove"
 };
 
 // What a patch did, for logs and metrics; one entry per change.
-enum class Mutation { kFqRayIpAdded, kRayIpAdded, kAddressRewritten, kRayAddressRewritten };
+enum class Mutation { kFqRayIpAdded, kRayIpAdded, kAddressRewritten, kRayAddressRewritten, kHeadNamed };
 
 std::string_view MutationName(Mutation mutation);
 
@@ -46,6 +48,10 @@ struct Decision {
     patch.clear();
     mutations.clear();
   }
+
+  // A rule's finding under its mode: enforce denies, warn allows with a
+  // warning that starts with the rule's name, off ignores it.
+  void Apply(RuleMode mode, Denial d);
 };
 
 }  // namespace ray_webhook

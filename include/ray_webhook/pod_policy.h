@@ -1,26 +1,35 @@
 // PodPolicy: the whole decision for one AdmissionRequest.
 //
-// Contract: a pure function of the request and the configuration; no I/O, no
-// clock, no globals, so it can be tested, benchmarked and fuzzed alone.
-// Only Pod CREATE is acted on; every other request is allowed unchanged.
-//  - both endpoints deny duplicate mount paths (DuplicateMountRule). The
-//    mutating endpoint does too because kube-apiserver runs its own Pod
-//    validation ("must be unique") after mutating and before validating
-//    webhooks, so only a mutating webhook's message reaches the user for
-//    exact duplicates (create path: mutating -> strategy validation ->
-//    validating);
-//  - /mutate plans the FQDN mutation for Ray Pods that are not exempt;
-//  - /validate never patches, and warns about duplicate env names.
+// Contract: a pure function of the request, the configuration and the facts
+// the edge gathered from the cluster (the head Pods listed from the API); no
+// I/O, no clock, no globals, so it can be tested, benchmarked and fuzzed
+// alone. Only Pod CREATE is acted on; every other request is allowed
+// unchanged. Rules run in this order and the first denial ends the review:
+//  - both endpoints: DuplicateMountRule. The mutating endpoint applies it too
+//    because kube-apiserver runs its own Pod validation ("must be unique")
+//    after mutating and before validating webhooks, so only a mutating
+//    webhook's message reaches the user for exact duplicates (create path:
+//    mutating -> strategy validation -> validating);
+//  - /mutate: the FQDN mutation, and the deterministic head name;
+//  - /validate (never patches): HeadNameRule, SecondHeadRule, and warnings
+//    for duplicate env names.
 #pragma once
 
 #include "ray_webhook/admission_request.h"
 #include "ray_webhook/config.h"
 #include "ray_webhook/decision.h"
+#include "ray_webhook/kube_api_client.h"
 
 namespace ray_webhook {
 
 enum class Endpoint { kMutate, kValidate };
 
-Decision Decide(const AdmissionRequest& request, Endpoint endpoint, const Config& config);
+// True when Decide needs the cluster's head Pods: /validate of a head Pod
+// CREATE with the lookup on and an API to ask.
+bool NeedsHeadLookup(const AdmissionRequest& request, Endpoint endpoint, const Config& config);
+
+// head_pods: the lookup's result when NeedsHeadLookup, else nullptr.
+Decision Decide(const AdmissionRequest& request, Endpoint endpoint, const Config& config,
+                const PodListResult* head_pods = nullptr);
 
 }  // namespace ray_webhook

@@ -2,10 +2,13 @@
 //
 // Contract: takes the raw body of POST /mutate or /validate and always
 // returns an answer: 200 with an AdmissionReview, or 400 with a Status body
-// saying what is wrong with the input. Never throws and does no I/O; the
-// server adds transport, logging and metrics around it.
+// saying what is wrong with the input. Never throws and does no I/O itself:
+// the one cluster fact a rule may need, the RayCluster's head Pods, comes
+// from the injected lookup, called only when PodPolicy needs it. The server
+// adds transport, logging and metrics around it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -25,9 +28,14 @@ struct ReviewOutcome {
   std::string_view namespace_name;
   std::string_view pod_name;  // metadata.name, else generateName
   std::string_view cluster;
+  bool looked_up_heads = false;
   std::string error;  // why the body was refused, when http_status != 200
 };
 
-ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Config& config, ReviewDecoder& decoder);
+// Lists the head Pods of RayCluster `cluster` in `namespace_name`.
+using HeadLookup = std::function<PodListResult(std::string_view namespace_name, std::string_view cluster)>;
+
+ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Config& config, ReviewDecoder& decoder,
+                           const HeadLookup& lookup = {});
 
 }  // namespace ray_webhook

@@ -1,0 +1,53 @@
+#include "ray_webhook/head_pod_name.h"
+
+#include <charconv>
+
+#include "ray_webhook/ray_pod.h"
+
+namespace ray_webhook {
+
+std::string DeterministicHeadPodName(std::string_view cluster) {
+  std::string name(cluster.substr(0, 50));
+  for (char& c : name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  name += "-head";
+  return name;
+}
+
+std::string_view ImageTag(std::string_view image) {
+  if (auto at = image.find('@'); at != std::string_view::npos) image = image.substr(0, at);
+  const auto slash = image.rfind('/');
+  const auto colon = image.rfind(':');
+  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash)) return {};
+  return image.substr(colon + 1);
+}
+
+std::optional<RayVersion> ParseRayVersion(std::string_view tag) {
+  RayVersion v;
+  const char* p = tag.data();
+  const char* end = tag.data() + tag.size();
+  auto [after_major, e1] = std::from_chars(p, end, v.major);
+  if (e1 != std::errc() || after_major == end || *after_major != '.') return std::nullopt;
+  auto [after_minor, e2] = std::from_chars(after_major + 1, end, v.minor);
+  if (e2 != std::errc()) return std::nullopt;
+  // What follows the minor version must start a new part: ".patch", "-suffix", or nothing.
+  if (after_minor != end && *after_minor != '.' && *after_minor != '-') return std::nullopt;
+  return v;
+}
+
+bool AutoscalerV2ForbidsFixedHeadName(const Pod& pod) {
+  const Container* ray = RayContainer(pod);
+  if (!ray) return false;
+  const EnvVar* flag = FindEnv(*ray, "RAY_enable_autoscaler_v2");
+  if (!flag || !flag->value) return false;
+  std::string value(*flag->value);
+  for (char& c : value) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  if (value != "1" && value != "true") return false;
+  const auto version = ParseRayVersion(ImageTag(ray->image));
+  return !version || *version < kFirstRayVersionSafeWithFixedHeadName;
+}
+
+}  // namespace ray_webhook

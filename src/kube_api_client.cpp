@@ -1,0 +1,157 @@
+#include "ray_webhook/kube_api_client.h"
+
+#include <httplib.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+namespace ray_webhook {
+namespace {
+
+// The token file, cached until its mtime or size changes.
+class TokenFile {
+ public:
+  explicit TokenFile(std::string path) : path_(std::move(path)) {}
+
+  std::optional<std::string> Read(std::string* error) {
+    if (path_.empty()) return std::string();
+    struct stat st {};
+    if (stat(path_.c_str(), &st) != 0) {
+      *error = "cannot read the token file " + path_;
+      return std::nullopt;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!loaded_ || st.st_mtim.tv_sec != mtime_.tv_sec || st.st_mtim.tv_nsec != mtime_.tv_nsec ||
+        st.st_size != size_) {
+      std::ifstream in(path_, std::ios::binary);
+      if (!in) {
+        *error = "cannot read the token file " + path_;
+        return std::nullopt;
+      }
+      std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
+      token_ = std::move(token);
+      mtime_ = st.st_mtim;
+      size_ = st.st_size;
+      loaded_ = true;
+    }
+    return token_;
+  }
+
+ private:
+  const std::string path_;
+  std::mutex mutex_;
+  bool loaded_ = false;
+  timespec mtime_{};
+  off_t size_ = 0;
+  std::string token_;
+};
+
+std::string StatusMessage(const std::string& body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+  return body.substr(0, 200);
+}
+
+}  // namespace
+
+std::string UrlEncode(std::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<PodSummary>> ParsePodList(std::string_view body, std::string* error) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.contains("items") || !j["items"].is_array()) {
+    *error = "the Kubernetes API answered with something that is not a PodList";
+    return std::nullopt;
+  }
+  std::vector<PodSummary> pods;
+  for (const auto& item : j["items"]) {
+    if (!item.is_object()) continue;
+    PodSummary p;
+    const auto& meta = item.value("metadata", nlohmann::json::object());
+    if (meta.is_object()) {
+      p.name = meta.value("name", "");
+      p.terminating = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
+    }
+    const auto& status = item.value("status", nlohmann::json::object());
+    if (status.is_object() && status.contains("phase") && status["phase"].is_string()) {
+      p.phase = status["phase"].get<std::string>();
+    }
+    pods.push_back(std::move(p));
+  }
+  return pods;
+}
+
+struct KubeApiClient::Impl {
+  explicit Impl(KubeApiConfig c) : config(std::move(c)), token(config.token_file) {}
+  KubeApiConfig config;
+  TokenFile token;
+};
+
+KubeApiClient::KubeApiClient(KubeApiConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+KubeApiClient::~KubeApiClient() = default;
+
+const KubeApiConfig& KubeApiClient::config() const { return impl_->config; }
+
+PodListResult KubeApiClient::ListHeadPods(std::string_view namespace_name, std::string_view cluster) {
+  PodListResult result;
+  const KubeApiConfig& c = impl_->config;
+  auto token = impl_->token.Read(&result.error);
+  if (!token) return result;
+
+  // A client per call: head Pods are created rarely, and this re-reads the CA each time.
+  httplib::Client client(c.server);
+  if (!client.is_valid()) {
+    result.error = "the Kubernetes API address " + c.server + " is not usable";
+    return result;
+  }
+  client.enable_server_certificate_verification(true);
+  if (!c.ca_file.empty()) client.set_ca_cert_path(c.ca_file.c_str());
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(c.timeout);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(c.timeout - seconds);
+  client.set_connection_timeout(seconds.count(), micros.count());
+  client.set_read_timeout(seconds.count(), micros.count());
+  client.set_write_timeout(seconds.count(), micros.count());
+  client.set_keep_alive(false);
+
+  httplib::Headers headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
+  if (!token->empty()) headers.emplace("Authorization", "Bearer " + *token);
+  const std::string selector = "ray.io/cluster=" + std::string(cluster) + ",ray.io/node-type=head";
+  const std::string path =
+      "/api/v1/namespaces/" + UrlEncode(namespace_name) + "/pods?labelSelector=" + UrlEncode(selector);
+
+  auto res = client.Get(path, headers);
+  if (!res) {
+    result.error = "no answer from the Kubernetes API at " + c.server + " (" + httplib::to_string(res.error()) +
+                   (res.error() == httplib::Error::Read ? ", timed out or connection closed" : "") + ")";
+    return result;
+  }
+  result.http_status = res->status;
+  if (res->status != 200) {
+    result.error = "the Kubernetes API answered " + std::to_string(res->status) + ": " + StatusMessage(res->body);
+    return result;
+  }
+  auto pods = ParsePodList(res->body, &result.error);
+  if (!pods) return result;
+  result.pods = std::move(*pods);
+  result.ok = true;
+  return result;
+}
+
+}  // namespace ray_webhook

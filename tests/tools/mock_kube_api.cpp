@@ -1,0 +1,430 @@
+// mock-kube-api: a stand-in for kube-apiserver's pods list, for tests of
+// KubeApiClient.
+//
+//   mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN --pods FILE [--log FILE]
+//
+// Serves HTTPS on 127.0.0.1:N and prints "listening" on stdout once the port is
+// bound. One route, GET /api/v1/namespaces/NS/pods, answered like kube-apiserver:
+//   - "Authorization: Bearer TOKEN" must match exactly, else 401 Unauthorized;
+//   - labelSelector must be exactly "ray.io/cluster=C,ray.io/node-type=head",
+//     else 400 BadRequest saying what was wrong;
+//   - then the entry "NS/C" of the pods FILE (a JSON object) decides:
+//       {"items": [...]}    200 with a PodList holding those items
+//       {"status": CODE}    CODE with a metav1.Status body ("message" overrides its text)
+//       {"hang_ms": N}      sleep N ms first, then as above (an empty PodList by default)
+//       no entry            200 with an empty PodList
+// Any other path is 404. Each request appends one line to the --log FILE:
+//   METHOD PATH selector=DECODED_SELECTOR auth=ok|bad
+// SIGTERM or SIGINT stops the server (sleeping requests wake up) and exits 0.
+#include <httplib.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr char kJson[] = "application/json";
+constexpr char kPodsPath[] = R"(/api/v1/namespaces/([^/]+)/pods)";
+constexpr std::string_view kClusterKey = "ray.io/cluster=";
+constexpr std::string_view kHeadSuffix = ",ray.io/node-type=head";
+
+struct Options {
+  int port = 0;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string token;
+  std::string pods;
+  std::string log;
+};
+
+void Usage() {
+  std::cerr << "usage: mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN --pods FILE [--log FILE]\n";
+}
+
+std::optional<Options> ParseArgs(int argc, char** argv) {
+  Options o;
+  std::map<std::string, std::string*> strings = {{"--tls-cert", &o.tls_cert}, {"--tls-key", &o.tls_key},
+                                                 {"--token", &o.token},       {"--pods", &o.pods},
+                                                 {"--log", &o.log}};
+  std::string port;
+  strings["--port"] = &port;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto it = strings.find(flag);
+    if (it == strings.end() || i + 1 >= argc) {
+      std::cerr << "mock-kube-api: " << (it == strings.end() ? "unknown flag " : "missing value for ") << flag << "\n";
+      return std::nullopt;
+    }
+    *it->second = argv[++i];
+  }
+  try {
+    std::size_t used = 0;
+    o.port = std::stoi(port, &used);
+    if (used != port.size() || o.port < 1 || o.port > 65535) throw std::out_of_range("port");
+  } catch (const std::exception&) {
+    std::cerr << "mock-kube-api: --port must be 1..65535\n";
+    return std::nullopt;
+  }
+  if (o.tls_cert.empty() || o.tls_key.empty() || o.token.empty() || o.pods.empty()) {
+    std::cerr << "mock-kube-api: --tls-cert, --tls-key, --token and --pods are required\n";
+    return std::nullopt;
+  }
+  return o;
+}
+
+std::string ReasonFor(int code) {
+  switch (code) {
+    case 400: return "BadRequest";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "NotFound";
+    case 405: return "MethodNotAllowed";
+    case 409: return "Conflict";
+    case 410: return "Expired";
+    case 429: return "TooManyRequests";
+    case 500: return "InternalError";
+    case 503: return "ServiceUnavailable";
+    case 504: return "Timeout";
+    default: return "";  // metav1.StatusReasonUnknown
+  }
+}
+
+// A metav1.Status body, in kube-apiserver's field order.
+void SetStatus(httplib::Response& res, int code, const std::string& message, const Json* details = nullptr) {
+  Json s;
+  s["kind"] = "Status";
+  s["apiVersion"] = "v1";
+  s["metadata"] = Json::object();
+  s["status"] = "Failure";
+  s["message"] = message;
+  s["reason"] = ReasonFor(code);
+  if (details) s["details"] = *details;
+  s["code"] = code;
+  res.status = code;
+  res.set_content(s.dump(), kJson);
+}
+
+void SetPodList(httplib::Response& res, const Json& items) {
+  Json list;
+  list["kind"] = "PodList";
+  list["apiVersion"] = "v1";
+  list["metadata"] = {{"resourceVersion", "12345"}};
+  list["items"] = items;
+  res.status = 200;
+  res.set_content(list.dump(), kJson);
+}
+
+// The default message kube-apiserver gives for a status code on a pods list.
+std::string DefaultMessage(int code, const std::string& ns) {
+  switch (code) {
+    case 403:
+      return "pods is forbidden: User \"system:serviceaccount:ray-webhook-system:ray-webhook\" cannot list resource "
+             "\"pods\" in API group \"\" in the namespace \"" + ns + "\"";
+    case 500: return "Internal error occurred: etcdserver: request timed out";
+    case 503: return "the server is currently unable to handle the request";
+    case 429: return "too many requests, please try again later";
+    default: return "mock-kube-api: status " + std::to_string(code);
+  }
+}
+
+// cpp-httplib 0.11 listens with a backlog of 5 and hides its socket. A burst
+// of more concurrent connects than that overflows the accept queue, and the
+// dropped SYNs are retried a second later: a client with a 1 s deadline then
+// sees a connect timeout that kube-apiserver (backlog SOMAXCONN) would never
+// cause. Find the listening socket among our descriptors and listen again
+// with a full backlog, which Linux applies to a socket already listening.
+void RaiseBacklog(int port) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
+    sockaddr_in addr{};
+    socklen_t alen = sizeof addr;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0 || addr.sin_family != AF_INET ||
+        ntohs(addr.sin_port) != port) {
+      continue;
+    }
+    listen(fd, SOMAXCONN);
+  }
+}
+
+class MockKubeApi {
+ public:
+  MockKubeApi(Options options, Json pods)
+      : options_(std::move(options)), pods_(std::move(pods)),
+        server_(options_.tls_cert.c_str(), options_.tls_key.c_str()) {}
+
+  bool Start(std::string* error) {
+    if (!server_.is_valid()) {
+      *error = "cannot load the TLS certificate " + options_.tls_cert + " and key " + options_.tls_key;
+      return false;
+    }
+    if (!options_.log.empty()) {
+      log_.open(options_.log, std::ios::app);
+      if (!log_) {
+        *error = "cannot open the log " + options_.log;
+        return false;
+      }
+    }
+    // httplib's default sets SO_REUSEPORT, which lets a second process share a
+    // busy port silently; without it a busy port fails to bind, and the caller
+    // picks another.
+    server_.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
+    server_.new_task_queue = [] { return new httplib::ThreadPool(16); };
+    Routes();
+    if (!server_.bind_to_port("127.0.0.1", options_.port)) {
+      *error = "cannot listen on 127.0.0.1:" + std::to_string(options_.port);
+      return false;
+    }
+    RaiseBacklog(options_.port);
+    return true;
+  }
+
+  bool Serve() { return server_.listen_after_bind(); }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(stop_mutex_);
+      stopping_ = true;
+    }
+    stop_cv_.notify_all();
+    server_.stop();
+  }
+
+ private:
+  // The values of one query parameter, split as Go's url.ParseQuery does
+  // (at the first '=' of each '&'-separated pair, then percent-decoded).
+  // httplib's own get_param_value splits at every '=', so an unencoded
+  // "labelSelector=ray.io/cluster=a,..." would lose its head there, while
+  // kube-apiserver reads it fine.
+  static std::vector<std::string> QueryValues(const httplib::Request& req, std::string_view key) {
+    std::vector<std::string> values;
+    std::string_view target = req.target;
+    const std::size_t q = target.find('?');
+    if (q == std::string_view::npos) return values;
+    std::string_view query = target.substr(q + 1);
+    query = query.substr(0, query.find('#'));
+    while (!query.empty()) {
+      const std::size_t amp = query.find('&');
+      const std::string_view pair = query.substr(0, amp);
+      query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+      const std::size_t eq = pair.find('=');
+      const std::string name = httplib::detail::decode_url(std::string(pair.substr(0, eq)), true);
+      if (name != key) continue;
+      values.push_back(eq == std::string_view::npos ? std::string()
+                                                     : httplib::detail::decode_url(std::string(pair.substr(eq + 1)), true));
+    }
+    return values;
+  }
+
+  bool Authorized(const httplib::Request& req) const {
+    return req.get_header_value_count("Authorization") == 1 &&
+           req.get_header_value("Authorization") == "Bearer " + options_.token;
+  }
+
+  void Log(const httplib::Request& req) {
+    if (!log_.is_open()) return;
+    const std::vector<std::string> selectors = QueryValues(req, "labelSelector");
+    const std::string selector = selectors.empty() ? "" : selectors.front();
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    log_ << req.method << ' ' << req.path << " selector=" << selector << " auth=" << (Authorized(req) ? "ok" : "bad")
+         << std::endl;
+  }
+
+  // Sleeps up to ms; false when the server is stopping.
+  bool Hang(long long ms) {
+    std::unique_lock<std::mutex> lock(stop_mutex_);
+    return !stop_cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping_; });
+  }
+
+  void ListPods(const httplib::Request& req, httplib::Response& res) {
+    const std::string ns = req.matches[1];
+    if (!Authorized(req)) {
+      SetStatus(res, 401, "Unauthorized");
+      return;
+    }
+    const std::vector<std::string> selectors = QueryValues(req, "labelSelector");
+    const std::size_t count = selectors.size();
+    if (count != 1) {
+      SetStatus(res, 400, count == 0 ? "labelSelector is missing; want ray.io/cluster=NAME,ray.io/node-type=head"
+                                     : "labelSelector is given " + std::to_string(count) + " times; want it once");
+      return;
+    }
+    const std::string& selector = selectors.front();
+    const std::string_view s = selector;
+    const bool shape = s.size() > kClusterKey.size() + kHeadSuffix.size() && s.substr(0, kClusterKey.size()) == kClusterKey &&
+                       s.substr(s.size() - kHeadSuffix.size()) == kHeadSuffix;
+    const std::string cluster =
+        shape ? std::string(s.substr(kClusterKey.size(), s.size() - kClusterKey.size() - kHeadSuffix.size())) : "";
+    if (!shape || cluster.find_first_of(",=!() ") != std::string::npos) {
+      SetStatus(res, 400,
+                "unexpected labelSelector \"" + selector + "\"; want exactly ray.io/cluster=NAME,ray.io/node-type=head");
+      return;
+    }
+
+    const std::string key = ns + "/" + cluster;
+    auto it = pods_.find(key);
+    if (it == pods_.end()) {
+      SetPodList(res, Json::array());
+      return;
+    }
+    const Json& entry = *it;
+    if (!entry.is_object()) {
+      SetStatus(res, 500, "mock-kube-api: the pods file entry " + key + " is not an object");
+      return;
+    }
+    if (auto h = entry.find("hang_ms"); h != entry.end() && h->is_number_integer()) {
+      if (!Hang(h->get<long long>())) {
+        SetStatus(res, 503, "mock-kube-api is shutting down");
+        return;
+      }
+    }
+    if (auto st = entry.find("status"); st != entry.end() && st->is_number_integer()) {
+      const int code = st->get<int>();
+      auto m = entry.find("message");
+      const std::string message = m != entry.end() && m->is_string() ? m->get<std::string>() : DefaultMessage(code, ns);
+      if (code == 403) {
+        const Json details = {{"kind", "pods"}};
+        SetStatus(res, code, message, &details);
+      } else {
+        SetStatus(res, code, message);
+      }
+      return;
+    }
+    auto items = entry.find("items");
+    SetPodList(res, items != entry.end() && items->is_array() ? *items : Json::array());
+  }
+
+  void Routes() {
+    server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      Log(req);
+      static const std::regex pods(kPodsPath);
+      if (req.method != "GET" && std::regex_match(req.path, pods)) {
+        res.set_header("Allow", "GET");
+        SetStatus(res, 405, "the server does not allow this method on the requested resource");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    server_.Get(kPodsPath, [this](const httplib::Request& req, httplib::Response& res) { ListPods(req, res); });
+    // Called for every status >= 400; fill in only answers that have no body yet.
+    server_.set_error_handler(
+        httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+          if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+          SetStatus(res, res.status, res.status == 404 ? "the server could not find the requested resource"
+                                                       : "mock-kube-api: status " + std::to_string(res.status));
+          return httplib::Server::HandlerResponse::Handled;
+        }));
+    server_.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      std::string what = "unknown error";
+      try {
+        if (ep) std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      SetStatus(res, 500, "mock-kube-api: " + what);
+    });
+  }
+
+  Options options_;
+  Json pods_;
+  httplib::SSLServer server_;
+  std::mutex log_mutex_;
+  std::ofstream log_;
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+};
+
+std::optional<Json> LoadPods(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "mock-kube-api: cannot read " << path << "\n";
+    return std::nullopt;
+  }
+  try {
+    Json pods = Json::parse(in);
+    if (!pods.is_object()) {
+      std::cerr << "mock-kube-api: " << path << " is not a JSON object\n";
+      return std::nullopt;
+    }
+    return pods;
+  } catch (const Json::exception& e) {
+    std::cerr << "mock-kube-api: " << path << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<Options> options = ParseArgs(argc, argv);
+  if (!options) {
+    Usage();
+    return 2;
+  }
+  std::optional<Json> pods = LoadPods(options->pods);
+  if (!pods) return 2;
+
+  // Block the stop signals before any thread starts, so that only the waiter
+  // below receives them; ignore SIGPIPE from clients that hang up.
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  MockKubeApi mock(std::move(*options), std::move(*pods));
+  std::string error;
+  if (!mock.Start(&error)) {
+    std::cerr << "mock-kube-api: " << error << "\n";
+    return 1;
+  }
+
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    mock.Stop();
+  });
+  std::cout << "listening" << std::endl;
+  const bool served = mock.Serve();
+  // Serve also returns on its own when the socket fails; wake the waiter then.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  if (!served) {
+    std::cerr << "mock-kube-api: the server stopped with an error\n";
+    return 1;
+  }
+  return 0;
+}
