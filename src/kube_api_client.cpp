@@ -80,19 +80,22 @@ std::optional<std::vector<PodSummary>> ParsePodList(std::string_view body, std::
     *error = "the Kubernetes API answered with something that is not a PodList";
     return std::nullopt;
   }
+  // Field by field with type checks: a body of the wrong shape is an error, never an exception.
+  auto string_at = [](const nlohmann::json& obj, const char* key) -> std::string {
+    if (!obj.is_object()) return {};
+    auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
   std::vector<PodSummary> pods;
   for (const auto& item : j["items"]) {
     if (!item.is_object()) continue;
     PodSummary p;
-    const auto& meta = item.value("metadata", nlohmann::json::object());
-    if (meta.is_object()) {
-      p.name = meta.value("name", "");
-      p.terminating = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
+    if (auto meta = item.find("metadata"); meta != item.end() && meta->is_object()) {
+      p.name = string_at(*meta, "name");
+      auto deletion = meta->find("deletionTimestamp");
+      p.terminating = deletion != meta->end() && !deletion->is_null();
     }
-    const auto& status = item.value("status", nlohmann::json::object());
-    if (status.is_object() && status.contains("phase") && status["phase"].is_string()) {
-      p.phase = status["phase"].get<std::string>();
-    }
+    if (auto status = item.find("status"); status != item.end()) p.phase = string_at(*status, "phase");
     pods.push_back(std::move(p));
   }
   return pods;

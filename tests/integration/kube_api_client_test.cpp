@@ -291,7 +291,7 @@ TEST_F(KubeApiClientTest, PendingHeadKeepsItsPhase) {
   PodListResult r = client.ListHeadPods("default", "pending-head");
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.pods.size(), 1u);
-  EXPECT_EQ(r.pods[0].name, "pending-head-head");
+  EXPECT_EQ(r.pods[0].name, "pending-head-head-p3nd1");
   EXPECT_EQ(r.pods[0].phase, "Pending");
   EXPECT_FALSE(r.pods[0].terminating);
 }

@@ -6,7 +6,11 @@
 # applying it; then it sends that Pod again and expects no patch. It also sends
 # bodies that are not AdmissionReviews and checks the server keeps serving.
 #
-#   run.sh --server BIN --patch-tool BIN --fixtures DIR --certs GENERATE_SH
+# With a mock of kube-apiserver's pods list it then checks the second-head
+# lookup end to end: live, terminating and failed heads, API errors, a token
+# the API refuses, and an API that hangs past the timeout.
+#
+#   run.sh --server BIN --patch-tool BIN --fixtures DIR --certs GENERATE_SH --mock-kube-api BIN
 set -uo pipefail
 
 while [ $# -gt 0 ]; do
@@ -15,6 +19,7 @@ while [ $# -gt 0 ]; do
     --patch-tool) patch_tool="$2"; shift 2 ;;
     --fixtures) fixtures="$2"; shift 2 ;;
     --certs) certs="$2"; shift 2 ;;
+    --mock-kube-api) mock="$2"; shift 2 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -23,9 +28,9 @@ for tool in curl jq openssl; do
 done
 
 work=$(mktemp -d)
-server_pid=""
+pids=()
 cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -41,22 +46,30 @@ check() {  # check DESCRIPTION COMMAND...
 
 bash "$certs" --out "$work/certs" 2>/dev/null || { echo "replay: certificate generation failed" >&2; exit 1; }
 
-# Find a free port by trying to start on one; a bind failure exits at once.
-for attempt in 1 2 3 4 5 6 7 8 9 10; do
-  port=$((20000 + RANDOM % 20000))
-  "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/certs/tls.crt" \
-    --tls-key "$work/certs/tls.key" --log-level info >"$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 50); do
-    if curl -sf --cacert "$work/certs/ca.crt" "https://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
-      break 2
-    fi
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.1
+# start_server LOG [FLAGS...]: starts ray-webhook on a free port; sets $port and $server_pid.
+start_server() {
+  local log="$1"; shift
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    port=$((20000 + RANDOM % 20000))
+    "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/certs/tls.crt" \
+      --tls-key "$work/certs/tls.key" --log-level info "$@" >"$log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 50); do
+      if curl -sf --cacert "$work/certs/ca.crt" "https://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
+        pids+=("$server_pid")
+        return 0
+      fi
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null
   done
-  kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; server_pid=""
-done
-[ -n "$server_pid" ] || { echo "replay: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+  echo "replay: the server did not start" >&2
+  cat "$log" >&2
+  exit 1
+}
+
+start_server "$work/server.log"
 base="https://127.0.0.1:$port"
 
 # post ENDPOINT FILE -> writes $work/resp, echoes "HTTP_CODE CONTENT_TYPE"
@@ -152,7 +165,7 @@ check "GET /healthz is 200" [ "$(code_of "$base/healthz")" = 200 ]
 printf 'POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"apiV' |
   timeout 5 openssl s_client -quiet -connect "127.0.0.1:$port" -CAfile "$work/certs/ca.crt" >/dev/null 2>&1
 check "a good review still succeeds after the bad inputs" [ "$(post /mutate "$fixtures/reviews/kuberay-0.4-worker.json" | cut -d' ' -f1)" = 200 ]
-check "the server process is still running" kill -0 "$server_pid"
+check "the server process is still running" kill -0 "${pids[0]}"
 # Several requests on one keep-alive connection (curl reuses it for each URL).
 urls=()
 for _ in 1 2 3 4 5 6; do urls+=("$base/mutate" -o /dev/null); done
@@ -162,6 +175,92 @@ n=$(curl -s --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' \
 check "six keep-alive requests succeed on one connection (got: ok connects = $n)" [ "$n" = "6 1" ]
 check "the server logged one line per review" grep -q 'review path=/mutate uid=' "$work/server.log"
 check "logs never carry env values" bash -c "! grep -q 'raycluster-kuberay-head-svc:6379' '$work/server.log'"
+
+# The second-head lookup, end to end, against mock-kube-api.
+token=mock-token-0123456789abcdef
+printf '%s' "$token" >"$work/token"
+printf 'not-the-token' >"$work/bad-token"
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  api_port=$((40000 + RANDOM % 20000))
+  "$mock" --port "$api_port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" --token "$token" \
+    --pods "$fixtures/kube-api/pods.json" --log "$work/api.log" >"$work/mock.out" 2>&1 &
+  mock_pid=$!
+  for _ in $(seq 1 50); do grep -q listening "$work/mock.out" 2>/dev/null && break; kill -0 "$mock_pid" 2>/dev/null || break; sleep 0.1; done
+  if grep -q listening "$work/mock.out"; then pids+=("$mock_pid"); break; fi
+  wait "$mock_pid" 2>/dev/null; mock_pid=""
+done
+[ -n "${mock_pid:-}" ] || { echo "replay: mock-kube-api did not start" >&2; exit 1; }
+api=(--kube-api-server "https://127.0.0.1:$api_port" --kube-ca-file "$work/certs/ca.crt" --kube-api-timeout 500ms)
+
+# head_review CLUSTER OUT: a head Pod named deterministically, of RayCluster CLUSTER.
+head_review() {
+  jq --arg c "$1" '.request.uid = "lookup-\($c)" | .request.name = "\($c)-head"
+    | .request.object.metadata.name = "\($c)-head" | .request.object.metadata.labels["ray.io/cluster"] = $c' \
+    "$fixtures/reviews/head-already-named.json" >"$2"
+}
+# validate_head CLUSTER -> response in $work/resp, HTTP status echoed
+validate_head() { head_review "$1" "$work/head-$1.json"; post /validate "$work/head-$1.json" | cut -d' ' -f1; }
+
+start_server "$work/lookup.log" "${api[@]}" --kube-token-file "$work/token"
+base="https://127.0.0.1:$port"
+check "lookup: no head is allowed" [ "$(validate_head no-head)" = 200 ] && jq -e '.response.allowed and (.response | has("warnings") | not)' "$work/resp" >/dev/null
+check "lookup: the API saw the path, selector and token" \
+  grep -qx 'GET /api/v1/namespaces/default/pods selector=ray.io/cluster=no-head,ray.io/node-type=head auth=ok' "$work/api.log"
+validate_head live-head >/dev/null
+check "lookup: a live head denies the second with 409" jq -e '.response.allowed == false and .response.status.code == 409' "$work/resp" >/dev/null
+check "lookup: the denial names the live head and its phase" \
+  jq -e '.response.status.message | contains("\"live-head-head-x7k2p\" (phase Running)")' "$work/resp" >/dev/null
+validate_head pending-head >/dev/null
+check "lookup: a pending head counts as live" jq -e '.response.allowed == false' "$work/resp" >/dev/null
+# A head already named deterministically is this Pod's own name: the API server refuses that duplicate itself.
+validate_head self-named >/dev/null
+check "lookup: a listed Pod with this Pod's own name is not a second head" jq -e '.response.allowed == true' "$work/resp" >/dev/null
+for c in terminating-head failed-head succeeded-head; do
+  validate_head "$c" >/dev/null
+  check "lookup: $c does not block a new head" jq -e '.response.allowed == true' "$work/resp" >/dev/null
+done
+validate_head mixed >/dev/null
+check "lookup: mixed heads, the live one is named" jq -e '.response.status.message | contains("mixed-head-live1")' "$work/resp" >/dev/null
+validate_head forbidden >/dev/null
+check "lookup: API 403 allows with a warning" \
+  jq -e '.response.allowed and ([.response.warnings[] | contains("could not check")] | any)' "$work/resp" >/dev/null
+validate_head broken >/dev/null
+check "lookup: API 500 allows with a warning" jq -e '.response.allowed and (.response.warnings | length == 1)' "$work/resp" >/dev/null
+start_ms=$(date +%s%3N)
+validate_head slow >/dev/null
+elapsed=$(( $(date +%s%3N) - start_ms ))
+check "lookup: a hanging API is cut off by the timeout (answered in ${elapsed} ms)" [ "$elapsed" -lt 3000 ]
+check "lookup: a hanging API allows with a warning" jq -e '.response.allowed and (.response.warnings | length == 1)' "$work/resp" >/dev/null
+check "lookup: workers never trigger a lookup" [ "$(post /validate "$fixtures/reviews/kuberay-1.7-worker.json" | cut -d' ' -f1)" = 200 ]
+check "lookup: the API saw no worker lookups" bash -c "! grep -q 'raycluster-sample' '$work/api.log'"
+check "lookup: the server logged the lookup" grep -q 'head_lookup=yes' "$work/lookup.log"
+
+start_server "$work/lookup-deny.log" "${api[@]}" --kube-token-file "$work/token" --head-lookup-failure deny
+base="https://127.0.0.1:$port"
+validate_head forbidden >/dev/null
+check "lookup failure=deny: API 403 denies with 503" jq -e '.response.allowed == false and .response.status.code == 503' "$work/resp" >/dev/null
+validate_head no-head >/dev/null
+check "lookup failure=deny: a working lookup still allows" jq -e '.response.allowed == true' "$work/resp" >/dev/null
+
+start_server "$work/lookup-badtoken.log" "${api[@]}" --kube-token-file "$work/bad-token"
+base="https://127.0.0.1:$port"
+validate_head live-head >/dev/null
+check "lookup: a refused token (401) allows with a warning that says 401" \
+  jq -e '.response.allowed and ([.response.warnings[] | contains("401")] | any)' "$work/resp" >/dev/null
+printf '%s' "$token" >"$work/bad-token"
+touch -d '+2 seconds' "$work/bad-token"
+validate_head live-head >/dev/null
+check "lookup: a rotated token file is read again" jq -e '.response.allowed == false' "$work/resp" >/dev/null
+
+start_server "$work/lookup-warn.log" "${api[@]}" --kube-token-file "$work/token" --second-head-mode warn
+base="https://127.0.0.1:$port"
+validate_head live-head >/dev/null
+check "second-head-mode=warn: allowed with a warning" \
+  jq -e '.response.allowed and ([.response.warnings[] | startswith("second-head (warn mode)")] | any)' "$work/resp" >/dev/null
+
+start_server "$work/no-api.log"
+base="https://127.0.0.1:$port"
+check "no API configured: the server says lookup is inactive" grep -q 'second-head lookup inactive' "$work/no-api.log"
 
 # The command line around the server.
 "$server" serve --tls-cert x --tls-key y --port 0 >/dev/null 2>"$work/err"

@@ -76,6 +76,58 @@ TEST(CommandLine, BadFlagsAreClearErrors) {
   EXPECT_NE(bad_env.error.find("from CLUSTER_DOMAIN"), std::string::npos) << bad_env.error;
 }
 
+TEST(CommandLine, HeadUniquenessAndRuleModes) {
+  auto defaults = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(defaults.command);
+  const Config& d = defaults.command->config;
+  EXPECT_TRUE(d.head_uniqueness.name);
+  EXPECT_TRUE(d.head_uniqueness.lookup);
+  EXPECT_EQ(d.head_name_mode, RuleMode::kEnforce);
+  EXPECT_FALSE(d.deny_on_lookup_failure);
+  EXPECT_FALSE(d.kube_api.configured());
+  EXPECT_EQ(d.kube_api.timeout, std::chrono::milliseconds(2000));
+
+  auto r = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--head-uniqueness", "lookup", "--head-name-mode=warn",
+                  "--second-head-mode", "off", "--duplicate-mount-mode", "warn", "--head-lookup-failure", "deny",
+                  "--kube-api-timeout", "500ms"});
+  ASSERT_TRUE(r.command) << r.error;
+  const Config& c = r.command->config;
+  EXPECT_FALSE(c.head_uniqueness.name);
+  EXPECT_TRUE(c.head_uniqueness.lookup);
+  EXPECT_EQ(c.head_name_mode, RuleMode::kWarn);
+  EXPECT_EQ(c.second_head_mode, RuleMode::kOff);
+  EXPECT_EQ(c.duplicate_mount_mode, RuleMode::kWarn);
+  EXPECT_TRUE(c.deny_on_lookup_failure);
+  EXPECT_EQ(c.kube_api.timeout, std::chrono::milliseconds(500));
+  auto off = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--head-uniqueness=off"});
+  EXPECT_FALSE(off.command->config.head_uniqueness.name || off.command->config.head_uniqueness.lookup);
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--head-uniqueness", "both"}, {"--head-name-mode", "strict"}, {"--head-lookup-failure", "maybe"},
+           {"--kube-api-timeout", "forever"}, {"--kube-api-timeout", "120s"}, {"--kube-api-server", "http://x"}}) {
+    EXPECT_FALSE(Parse({"serve", "--tls-cert", "c", "--tls-key", "k", flag, value}).command) << flag << " " << value;
+  }
+}
+
+// client-go's rest.InClusterConfig: service host and port, service-account token and CA.
+TEST(CommandLine, InClusterApiFromEnvironment) {
+  auto r = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"},
+                 {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  ASSERT_TRUE(r.command);
+  const KubeApiConfig& api = r.command->config.kube_api;
+  EXPECT_EQ(api.server, "https://10.96.0.1:443");
+  EXPECT_EQ(api.token_file, "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  EXPECT_EQ(api.ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+  auto v6 = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"},
+                  {{"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  EXPECT_EQ(v6.command->config.kube_api.server, "https://[fd00::1]:443");
+  auto flags = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--kube-api-server", "https://127.0.0.1:6443",
+                      "--kube-token-file", "t", "--kube-ca-file", "ca"},
+                     {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  EXPECT_EQ(flags.command->config.kube_api.server, "https://127.0.0.1:6443");
+  EXPECT_EQ(flags.command->config.kube_api.token_file, "t");
+  EXPECT_EQ(flags.command->config.kube_api.ca_file, "ca");
+}
+
 TEST(CommandLine, ReviewHelpVersion) {
   auto r = Parse({"review", "--validate", "in.json"});
   ASSERT_TRUE(r.command) << r.error;

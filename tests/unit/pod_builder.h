@@ -9,8 +9,16 @@
 
 namespace ray_webhook::testing {
 
+// Move-only: the Pod's views point into this builder's strings, so the
+// builder must outlive every Pod or request made from it.
 class PodBuilder {
  public:
+  PodBuilder() = default;
+  PodBuilder(const PodBuilder&) = delete;
+  PodBuilder& operator=(const PodBuilder&) = delete;
+  PodBuilder(PodBuilder&&) = default;
+  PodBuilder& operator=(PodBuilder&&) = default;
+
   std::string_view Keep(std::string s) { return store_.emplace_back(std::move(s)); }
 
   PodBuilder& Label(std::string k, std::string v) {
@@ -44,6 +52,18 @@ class PodBuilder {
   }
   PodBuilder& EmptyEnvList() {
     current_->has_env_list = true;
+    return *this;
+  }
+  PodBuilder& Name(std::string name) {
+    pod_.metadata.name = Keep(std::move(name));
+    return *this;
+  }
+  PodBuilder& GenerateName(std::string prefix) {
+    pod_.metadata.generate_name = Keep(std::move(prefix));
+    return *this;
+  }
+  PodBuilder& Image(std::string image) {
+    current_->image = Keep(std::move(image));
     return *this;
   }
   PodBuilder& Command(std::string s) {

@@ -96,5 +96,80 @@ TEST(PodPolicy, NoNamespaceAtAllMeansNoGuessedAddress) {
   EXPECT_EQ(d.warnings.size(), 1u);
 }
 
+PodBuilder HeadNamed(std::string name) {
+  PodBuilder b;
+  b.RayHead("rc").Name(std::move(name)).Container("ray-head");
+  return b;
+}
+
+Config WithApi() {
+  Config c;
+  c.kube_api.server = "https://127.0.0.1:6443";
+  return c;
+}
+
+TEST(PodPolicy, HeadLookupIsNeededOnlyForHeadCreateOnValidateWithAnApi) {
+  const PodBuilder head_pod = HeadNamed("rc-head");
+  const AdmissionRequest head = PodCreate(head_pod);
+  EXPECT_TRUE(NeedsHeadLookup(head, Endpoint::kValidate, WithApi()));
+  EXPECT_FALSE(NeedsHeadLookup(head, Endpoint::kMutate, WithApi()));
+  EXPECT_FALSE(NeedsHeadLookup(head, Endpoint::kValidate, Config{}));  // no API configured
+  const PodBuilder worker = ShortWorker();
+  EXPECT_FALSE(NeedsHeadLookup(PodCreate(worker), Endpoint::kValidate, WithApi()));
+  Config name_only = WithApi();
+  name_only.head_uniqueness = {true, false};
+  EXPECT_FALSE(NeedsHeadLookup(head, Endpoint::kValidate, name_only));
+  Config off = WithApi();
+  off.second_head_mode = RuleMode::kOff;
+  EXPECT_FALSE(NeedsHeadLookup(head, Endpoint::kValidate, off));
+}
+
+TEST(PodPolicy, SecondHeadIsDeniedFromTheLookup) {
+  const PodListResult heads{true, 200, {{"rc-head-old", "Running", false}}, ""};
+  const PodBuilder head = HeadNamed("rc-head");
+  const Decision d = Decide(PodCreate(head), Endpoint::kValidate, WithApi(), &heads);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.denial.code, 409);
+}
+
+TEST(PodPolicy, HeadUniquenessModes) {
+  const PodBuilder wrong_pod = HeadNamed("rc-head-x7k2p");
+  const AdmissionRequest wrong_name = PodCreate(wrong_pod);
+  EXPECT_FALSE(Decide(wrong_name, Endpoint::kValidate, Config{}).allowed);
+  Config lookup_only;
+  lookup_only.head_uniqueness = {false, true};
+  EXPECT_TRUE(Decide(wrong_name, Endpoint::kValidate, lookup_only).allowed);
+  Config warn;
+  warn.head_name_mode = RuleMode::kWarn;
+  const Decision warned = Decide(wrong_name, Endpoint::kValidate, warn);
+  EXPECT_TRUE(warned.allowed);
+  EXPECT_EQ(warned.warnings.size(), 1u);
+  Config off;
+  off.head_name_mode = RuleMode::kOff;
+  EXPECT_TRUE(Decide(wrong_name, Endpoint::kValidate, off).allowed);
+
+  PodBuilder unnamed;
+  unnamed.RayHead("rc").GenerateName("rc-head-").Container("ray-head");
+  EXPECT_EQ(Decide(PodCreate(unnamed), Endpoint::kMutate, Config{}).patch.size(), 2u);
+  EXPECT_TRUE(Decide(PodCreate(unnamed), Endpoint::kMutate, lookup_only).patch.empty());
+  EXPECT_TRUE(Decide(PodCreate(unnamed), Endpoint::kMutate, off).patch.empty());
+}
+
+TEST(PodPolicy, DuplicateMountModes) {
+  PodBuilder b = ShortWorker();
+  b.Mount("a", "/x").Mount("b", "/x");
+  Config warn;
+  warn.duplicate_mount_mode = RuleMode::kWarn;
+  const Decision d = Decide(PodCreate(b), Endpoint::kValidate, warn);
+  EXPECT_TRUE(d.allowed);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_EQ(d.warnings[0].rfind("duplicate-mount (warn mode): ", 0), 0u);
+  Config off;
+  off.duplicate_mount_mode = RuleMode::kOff;
+  const Decision quiet = Decide(PodCreate(b), Endpoint::kMutate, off);
+  EXPECT_TRUE(quiet.allowed);
+  EXPECT_FALSE(quiet.patch.empty());  // the mutation still runs
+}
+
 }  // namespace
 }  // namespace ray_webhook

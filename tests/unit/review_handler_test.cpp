@@ -42,5 +42,31 @@ TEST(ReviewHandler, DecoderIsReusableAfterErrors) {
   }
 }
 
+TEST(ReviewHandler, LookupIsCalledOnlyWhenTheRulesNeedIt) {
+  ReviewDecoder decoder;
+  Config config;
+  config.kube_api.server = "https://127.0.0.1:6443";
+  int calls = 0;
+  std::string seen_ns, seen_cluster;
+  HeadLookup lookup = [&](std::string_view ns, std::string_view cluster) {
+    ++calls;
+    seen_ns = ns;
+    seen_cluster = cluster;
+    return PodListResult{true, 200, {{"raycluster-kuberay-head-old", "Running", false}}, ""};
+  };
+  const std::string head = ReadFixture("reviews/head-already-named.json");
+  EXPECT_EQ(HandleReview(head, Endpoint::kMutate, config, decoder, lookup).http_status, 200);
+  EXPECT_EQ(calls, 0);
+  const ReviewOutcome out = HandleReview(head, Endpoint::kValidate, config, decoder, lookup);
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(out.looked_up_heads);
+  EXPECT_EQ(seen_ns, "default");
+  EXPECT_EQ(seen_cluster, "raycluster-kuberay");
+  EXPECT_FALSE(out.decision.allowed);
+  EXPECT_EQ(out.decision.denial.code, 409);
+  HandleReview(ReadFixture("reviews/kuberay-1.7-worker.json"), Endpoint::kValidate, config, decoder, lookup);
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace ray_webhook
