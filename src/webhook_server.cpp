@@ -4,6 +4,8 @@
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/socket.h>
+
 #include <chrono>
 
 #include "ray_webhook/admission_response.h"
@@ -30,6 +32,18 @@ void SetError(httplib::Response& res, int status, std::string_view reason, std::
   res.status = status;
   res.set_content(EncodeErrorStatus(status, reason, message), kJson);
 }
+
+// cpp-httplib 0.11 listens with a backlog of 5: a burst of connections from
+// several API servers overflows it, and dropped SYNs are retried only after a
+// second. Its listening socket is protected, so reach it through a subclass.
+class HttpsServer : public httplib::SSLServer {
+ public:
+  using httplib::SSLServer::SSLServer;
+  bool RaiseListenBacklog() {
+    const socket_t sock = svr_sock_;
+    return sock != INVALID_SOCKET && ::listen(sock, SOMAXCONN) == 0;
+  }
+};
 
 }  // namespace
 
@@ -114,7 +128,7 @@ struct WebhookServer::Impl {
   }
 
   Config config;
-  httplib::SSLServer server;
+  HttpsServer server;
   std::unique_ptr<KubeApiClient> kube;
   HeadLookup lookup;  // empty when no API is configured
 };
@@ -132,6 +146,12 @@ bool WebhookServer::Bind(std::string* error) {
   }
   SSL_CTX_set_min_proto_version(s.ssl_context(), TLS1_2_VERSION);
   s.set_tcp_nodelay(true);
+  // cpp-httplib's default socket options add SO_REUSEPORT, which lets a second
+  // process bind the same port silently and take half the connections.
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   s.set_keep_alive_max_count(100000);
   s.set_payload_max_length(c.max_body_bytes);
   const int threads = c.threads;
@@ -146,6 +166,7 @@ bool WebhookServer::Bind(std::string* error) {
     *error = "cannot listen on " + c.bind_address + ":" + std::to_string(c.port);
     return false;
   }
+  if (!s.RaiseListenBacklog()) spdlog::warn("could not raise the listen backlog; bursts of connections may wait");
   return true;
 }
 

@@ -173,6 +173,12 @@ n=$(curl -s --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' \
   --data-binary "@$fixtures/reviews/kuberay-0.4-worker.json" -w '%{http_code} %{num_connects}\n' "${urls[@]}" |
   awk '$1 == 200 {ok++; c += $2} END {print ok, c}')
 check "six keep-alive requests succeed on one connection (got: ok connects = $n)" [ "$n" = "6 1" ]
+# cpp-httplib's own listen backlog is 5; the server raises it (ss shows it as Send-Q).
+backlog=$(ss -Hltn "sport = :$port" | awk '{print $3}' | head -n1)
+check "the listen backlog is raised above cpp-httplib's 5 (got ${backlog:-none})" [ "${backlog:-0}" -ge 128 ]
+timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
+  >/dev/null 2>"$work/err"
+check "a second server on a busy port fails instead of sharing it (no SO_REUSEPORT)" [ $? -eq 1 ]
 check "the server logged one line per review" grep -q 'review path=/mutate uid=' "$work/server.log"
 check "logs never carry env values" bash -c "! grep -q 'raycluster-kuberay-head-svc:6379' '$work/server.log'"
 
