@@ -5,10 +5,12 @@
 // 2 on it. Accepted forms:
 //   ray-webhook serve --bind ADDR --port N --tls-cert FILE --tls-key FILE
 //                     [--cluster-domain DOMAIN] [--threads N] [--log-level LEVEL]
+//                     [head-uniqueness, rule-mode and Kubernetes API flags; see UsageText()]
 //   ray-webhook review (--mutate|--validate) [FILE|-]
 //   ray-webhook --help | --version
 // Flags take "--flag value" or "--flag=value". CLUSTER_DOMAIN in the
 // environment is honoured as KubeRay's operator honours it; the flag wins.
+// KUBERNETES_SERVICE_HOST/PORT configure the API as in-cluster clients do.
 #pragma once
 
 #include <functional>
