@@ -31,18 +31,22 @@ std::optional<HeadUniqueness> ParseHeadUniqueness(std::string_view s) {
   return std::nullopt;
 }
 
-// "2s", "500ms" or a bare number of seconds.
-std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s) {
-  int scale = 1000;
+// "2s", "500ms", "1m" or a bare number of seconds, up to max.
+std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s, bool allow_zero,
+                                                       std::chrono::milliseconds max) {
+  long long scale = 1000;
   if (s.ends_with("ms")) {
     scale = 1;
     s.remove_suffix(2);
   } else if (s.ends_with("s")) {
     s.remove_suffix(1);
+  } else if (s.ends_with("m")) {
+    scale = 60000;
+    s.remove_suffix(1);
   }
   int n = 0;
-  if (!ParseInt(s, 1, 3600 * 1000, &n) || static_cast<long long>(n) * scale > 60 * 1000) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<long long>(n) * scale);
+  if (!ParseInt(s, allow_zero ? 0 : 1, 3600 * 1000, &n) || n * scale > max.count()) return std::nullopt;
+  return std::chrono::milliseconds(n * scale);
 }
 
 bool IsLogLevel(std::string_view s) {
@@ -88,7 +92,7 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
   Config& c = cmd.config;
   if (auto domain = env("CLUSTER_DOMAIN"); domain && !domain->empty()) c.cluster_domain = *domain;
   std::optional<std::string> flag_domain;
-  std::optional<std::string> api_server, token_file, ca_file;
+  std::optional<std::string> api_server, token_file, ca_file, cert_dir;
 
   FlagReader r(args, 2);
   while (!r.Done()) {
@@ -100,7 +104,9 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
     static const std::vector<std::string_view> kKnown = {
         "--bind", "--port", "--tls-cert", "--tls-key", "--cluster-domain", "--threads", "--log-level",
         "--head-uniqueness", "--head-name-mode", "--second-head-mode", "--duplicate-mount-mode",
-        "--head-lookup-failure", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--kube-api-timeout"};
+        "--head-lookup-failure", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--kube-api-timeout",
+        "--cert-dir", "--client-ca", "--tls-min-version", "--max-connections", "--idle-timeout", "--request-timeout",
+        "--drain-delay", "--shutdown-grace", "--cert-reload-interval"};
     const bool known = std::find(kKnown.begin(), kKnown.end(), flag) != kKnown.end();
     if (!known) return Fail("serve: unknown flag " + flag);
     auto value = r.Value();
@@ -143,8 +149,26 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
       token_file = v;
     } else if (flag == "--kube-ca-file") {
       ca_file = v;
+    } else if (flag == "--cert-dir") {
+      cert_dir = v;
+    } else if (flag == "--client-ca") {
+      c.client_ca_file = v;
+    } else if (flag == "--tls-min-version") {
+      if (v != "1.2" && v != "1.3") return Fail("serve: --tls-min-version must be 1.2 or 1.3; got \"" + v + "\"");
+      c.tls_min_version = v == "1.3" ? 13 : 12;
+    } else if (flag == "--max-connections") {
+      if (!ParseInt(v, 1, 65536, &c.max_connections)) return Fail("serve: --max-connections must be a number from 1 to 65536, got \"" + v + "\"");
+    } else if (flag == "--idle-timeout" || flag == "--request-timeout" || flag == "--drain-delay" ||
+               flag == "--shutdown-grace" || flag == "--cert-reload-interval") {
+      auto d = ParseDuration(v, /*allow_zero=*/flag == "--drain-delay", std::chrono::minutes(10));
+      if (!d) return Fail("serve: " + flag + " must be a duration such as 5s or 500ms, at most 10m; got \"" + v + "\"");
+      (flag == "--idle-timeout"      ? c.idle_timeout
+       : flag == "--request-timeout" ? c.request_timeout
+       : flag == "--drain-delay"     ? c.drain_delay
+       : flag == "--shutdown-grace"  ? c.shutdown_grace
+                                     : c.cert_reload_interval) = *d;
     } else if (flag == "--kube-api-timeout") {
-      auto d = ParseDuration(v);
+      auto d = ParseDuration(v, false, std::chrono::seconds(60));
       if (!d) return Fail("serve: --kube-api-timeout must be a duration such as 2s or 500ms, at most 60s; got \"" + v + "\"");
       c.kube_api.timeout = *d;
     }
@@ -171,9 +195,19 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
     return Fail("serve: cluster domain \"" + c.cluster_domain + "\" is not a DNS name (from " +
                 (flag_domain ? "--cluster-domain" : "CLUSTER_DOMAIN") + ")");
   }
-  if (c.tls_cert_file.empty() || c.tls_key_file.empty()) {
-    return Fail("serve: --tls-cert and --tls-key are required (admission webhooks are called over HTTPS only)");
+  if (cert_dir) {
+    // controller-runtime's layout: tls.crt and tls.key in one directory.
+    if (!c.tls_cert_file.empty() || !c.tls_key_file.empty()) {
+      return Fail("serve: give --cert-dir or --tls-cert/--tls-key, not both");
+    }
+    const std::string dir = cert_dir->ends_with("/") ? *cert_dir : *cert_dir + "/";
+    c.tls_cert_file = dir + "tls.crt";
+    c.tls_key_file = dir + "tls.key";
   }
+  if (c.tls_cert_file.empty() || c.tls_key_file.empty()) {
+    return Fail("serve: --tls-cert and --tls-key (or --cert-dir) are required (admission webhooks are called over HTTPS only)");
+  }
+  if (c.max_connections < c.threads) c.max_connections = c.threads;
   return ParseResult{cmd, ""};
 }
 
@@ -235,18 +269,26 @@ std::string UsageText() {
   return R"(ray-webhook: admission webhook for the Pods of Ray clusters
 
 Usage:
-  ray-webhook serve --tls-cert FILE --tls-key FILE [flags]
+  ray-webhook serve (--tls-cert FILE --tls-key FILE | --cert-dir DIR) [flags]
   ray-webhook review (--mutate|--validate) [FILE|-]
   ray-webhook --help | --version
 
 serve flags:
   --bind ADDR              address to listen on (default 0.0.0.0)
   --port N                 HTTPS port (default 8443)
-  --tls-cert FILE          serving certificate, PEM (required)
-  --tls-key FILE           private key of the serving certificate, PEM (required)
+  --tls-cert FILE          serving certificate, PEM (reloaded when the file changes)
+  --tls-key FILE           private key of the serving certificate, PEM
+  --cert-dir DIR           DIR/tls.crt and DIR/tls.key instead (controller-runtime's layout)
+  --client-ca FILE         require client certificates signed by this CA (API server authentication)
+  --tls-min-version V      1.2 or 1.3 (default 1.2)
   --cluster-domain DOMAIN  cluster DNS domain for FQ_RAY_IP (default $CLUSTER_DOMAIN,
                            else cluster.local; must match the KubeRay operator's)
-  --threads N              connections served at once (default 64)
+  --threads N              threads kept ready to serve connections (default 64)
+  --max-connections N      connections served at once; more wait (default 2048)
+  --idle-timeout D         keep-alive wait between requests (default 30s)
+  --request-timeout D      deadline to read and answer one request; slower clients are cut off (default 10s)
+  --drain-delay D          after SIGTERM, /readyz is 503 and new connections are still accepted for D (default 5s)
+  --shutdown-grace D       then in-flight requests finish; exit within D (default 30s)
   --log-level LEVEL        trace, debug, info, warn, error, critical or off (default info)
 
 head uniqueness (one head Pod per RayCluster):
@@ -266,7 +308,7 @@ review reads one AdmissionReview from FILE (or stdin when FILE is - or absent),
 prints the answer AdmissionReview on stdout and touches no network. It exits 1
 when the input is not a usable AdmissionReview.
 
-Endpoints: POST /mutate, POST /validate, GET /healthz, GET /readyz.
+Endpoints: POST /mutate, POST /validate, GET /healthz, GET /readyz, GET /metrics.
 )";
 }
 

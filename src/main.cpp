@@ -64,8 +64,13 @@ int RunServe(const Config& config) {
   std::thread stopper([&] {
     int sig = 0;
     sigwait(&signals, &sig);
-    spdlog::info("received {}, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    server.Stop();
+    spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    if (!server.Shutdown()) {
+      spdlog::warn("shutdown grace period of {}ms ran out; exiting with connections still open",
+                   config.shutdown_grace.count());
+      spdlog::default_logger()->flush();
+      std::_Exit(0);
+    }
   });
   spdlog::info("serving on https://{}:{} cluster_domain={} threads={}", config.bind_address, config.port,
                config.cluster_domain, config.threads);

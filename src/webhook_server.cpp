@@ -1,21 +1,29 @@
 #include "ray_webhook/webhook_server.h"
 
 #include <httplib.h>
-#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
-
 #include <sys/socket.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
+#include "ray_webhook/connection_tracker.h"
+#include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
+#include "ray_webhook/metrics.h"
 #include "ray_webhook/review_handler.h"
+#include "ray_webhook/serving_certificate.h"
+#include "ray_webhook/tls_policy.h"
 
 namespace ray_webhook {
 namespace {
 
+using Clock = std::chrono::steady_clock;
 constexpr char kJson[] = "application/json";
 
 // Values in log lines are quoted only when they need it, so lines stay
@@ -31,6 +39,17 @@ std::string LogValue(std::string_view v) {
 void SetError(httplib::Response& res, int status, std::string_view reason, std::string_view message) {
   res.status = status;
   res.set_content(EncodeErrorStatus(status, reason, message), kJson);
+}
+
+// "application/json", optionally with parameters such as a charset.
+bool IsJsonContentType(const std::string& value) {
+  const std::string_view media = std::string_view(value).substr(0, value.find(';'));
+  const auto first = media.find_first_not_of(' ');
+  const auto last = media.find_last_not_of(' ');
+  if (first == std::string_view::npos) return false;
+  std::string type(media.substr(first, last - first + 1));
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return type == "application/json";
 }
 
 // cpp-httplib 0.11 listens with a backlog of 5: a burst of connections from
@@ -49,12 +68,20 @@ class HttpsServer : public httplib::SSLServer {
 
 struct WebhookServer::Impl {
   explicit Impl(const Config& c)
-      : config(c), server(config.tls_cert_file.c_str(), config.tls_key_file.c_str()) {
+      : config(c),
+        server(config.tls_cert_file.c_str(), config.tls_key_file.c_str()),
+        certificate(config.tls_cert_file, config.tls_key_file),
+        // A request may wait for the Kubernetes API on top of its own deadline.
+        tracker({config.idle_timeout, config.request_timeout + config.kube_api.timeout}) {
     if (config.kube_api.configured()) {
       kube = std::make_unique<KubeApiClient>(config.kube_api);
       lookup = [this](std::string_view ns, std::string_view cluster) {
         PodListResult r = kube->ListHeadPods(ns, cluster);
-        if (!r.ok) spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue(ns), LogValue(cluster), LogValue(r.error));
+        metrics.CountHeadLookup(r.ok);
+        if (!r.ok) {
+          spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue(ns), LogValue(cluster),
+                       LogValue(r.error));
+        }
         return r;
       };
     }
@@ -63,57 +90,83 @@ struct WebhookServer::Impl {
   void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     // One decoder per pool thread: its buffers are reused across requests.
     thread_local ReviewDecoder decoder(config.max_json_depth);
-    const auto start = std::chrono::steady_clock::now();
+    const char* path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
+    metrics.RequestStarted(path);
+    const auto start = Clock::now();
     ReviewOutcome out = HandleReview(req.body, endpoint, config, decoder, lookup);
-    const auto micros =
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    const auto elapsed = Clock::now() - start;
     res.status = out.http_status;
     res.set_content(std::move(out.body), kJson);
-    const char* path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
+    metrics.RequestFinished(path, out.http_status, std::chrono::duration<double>(elapsed).count());
     if (out.http_status != 200) {
-      spdlog::warn("review rejected path={} remote={} status={} error={}", path, req.remote_addr,
-                   out.http_status, LogValue(out.error));
+      spdlog::warn("review rejected path={} remote={} status={} error={}", path, req.remote_addr, out.http_status,
+                   LogValue(out.error));
       return;
     }
     const Decision& d = out.decision;
+    metrics.CountDecision(d);
     // Never env values or whole objects: they may hold secrets.
     spdlog::info(
         "review path={} uid={} namespace={} pod={} cluster={} decision={} rule={} patch_ops={} warnings={} "
         "head_lookup={} us={}",
         path, LogValue(out.uid), LogValue(out.namespace_name), LogValue(out.pod_name), LogValue(out.cluster),
         d.allowed ? "allow" : "deny", d.allowed ? "-" : d.denial.rule, d.patch.size(), d.warnings.size(),
-        out.looked_up_heads ? "yes" : "no", micros);
+        out.looked_up_heads ? "yes" : "no",
+        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
   }
 
   void Routes() {
     server.Post("/mutate", [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kMutate); });
     server.Post("/validate",
                 [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kValidate); });
-    auto ok = [](const httplib::Request&, httplib::Response& r) { r.set_content("ok\n", "text/plain"); };
-    server.Get("/healthz", ok);
-    server.Get("/readyz", ok);
+    server.Get("/healthz", [](const httplib::Request&, httplib::Response& r) { r.set_content("ok\n", "text/plain"); });
+    server.Get("/readyz", [this](const httplib::Request&, httplib::Response& r) {
+      if (draining) {
+        r.status = 503;
+        r.set_content("shutting down\n", "text/plain");
+      } else {
+        r.set_content("ok\n", "text/plain");
+      }
+    });
+    server.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
+      r.set_content(metrics.Render(), "text/plain; version=0.0.4; charset=utf-8");
+    });
 
-    // cpp-httplib answers a wrong method on a known path with 404; say 405 and what is allowed.
-    server.set_pre_routing_handler([](const httplib::Request& q, httplib::Response& r) {
+    // Runs once the headers are read, before the body: cheap refusals go here.
+    server.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response& r) {
+      tracker.RequestStarted(q.ssl);
       const bool review = q.path == "/mutate" || q.path == "/validate";
-      const bool probe = q.path == "/healthz" || q.path == "/readyz";
-      if ((review && q.method != "POST") || (probe && q.method != "GET" && q.method != "HEAD")) {
+      const bool get_only = q.path == "/healthz" || q.path == "/readyz" || q.path == "/metrics";
+      // cpp-httplib answers a wrong method on a known path with 404; say 405 and what is allowed.
+      if ((review && q.method != "POST") || (get_only && q.method != "GET" && q.method != "HEAD")) {
         r.set_header("Allow", review ? "POST" : "GET, HEAD");
         SetError(r, 405, "MethodNotAllowed", "method " + q.method + " is not allowed on " + q.path);
         return httplib::Server::HandlerResponse::Handled;
       }
+      if (review && !IsJsonContentType(q.get_header_value("Content-Type"))) {
+        SetError(r, 415, "UnsupportedMediaType",
+                 "Content-Type must be application/json, got \"" + q.get_header_value("Content-Type").substr(0, 64) +
+                     "\"");
+        return httplib::Server::HandlerResponse::Handled;
+      }
       return httplib::Server::HandlerResponse::Unhandled;
     });
+    // cpp-httplib calls the logger after the answer is written.
+    server.set_logger([this](const httplib::Request& q, const httplib::Response&) { tracker.RequestFinished(q.ssl); });
     // Called for every status >= 400; fill in only answers that have no body yet.
-    server.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& q, httplib::Response& r) {
-      if (!r.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-      switch (r.status) {
-        case 404: SetError(r, 404, "NotFound", "no such path: " + q.path.substr(0, 256)); break;
-        case 413: SetError(r, 413, "RequestEntityTooLarge", "request body exceeds the limit"); break;
-        default: SetError(r, r.status, "BadRequest", "the request could not be served");
-      }
-      return httplib::Server::HandlerResponse::Handled;
-    }));
+    server.set_error_handler(
+        httplib::Server::HandlerWithResponse([this](const httplib::Request& q, httplib::Response& r) {
+          if (!r.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+          switch (r.status) {
+            case 404: SetError(r, 404, "NotFound", "no such path: " + q.path.substr(0, 256)); break;
+            case 413:
+              SetError(r, 413, "RequestEntityTooLarge",
+                       "request body exceeds " + std::to_string(config.max_body_bytes) + " bytes");
+              break;
+            default: SetError(r, r.status, "BadRequest", "the request could not be served");
+          }
+          return httplib::Server::HandlerResponse::Handled;
+        }));
     server.set_exception_handler([](const httplib::Request& q, httplib::Response& r, std::exception_ptr ep) {
       std::string what = "unknown error";
       try {
@@ -127,24 +180,78 @@ struct WebhookServer::Impl {
     });
   }
 
+  void ReloadCertificate() {
+    std::string error;
+    switch (certificate.Reload(&error)) {
+      case ServingCertificate::ReloadResult::kUnchanged: return;
+      case ServingCertificate::ReloadResult::kReloaded:
+        metrics.CountCertificateRead(true);
+        last_certificate_error.clear();
+        spdlog::info("serving certificate loaded: {}", certificate.Describe());
+        return;
+      case ServingCertificate::ReloadResult::kRejected:
+        // Counted each time; logged when the reason changes, not every poll.
+        metrics.CountCertificateRead(false);
+        if (error != last_certificate_error) {
+          spdlog::error("serving certificate not reloaded, the current one stays in service: {}", error);
+          last_certificate_error = error;
+        }
+        return;
+    }
+  }
+
+  // Certificate reloads and the per-request deadline, until Serve() ends.
+  void Maintain() {
+    auto next_reload = Clock::now() + config.cert_reload_interval;
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!served) {
+      cv.wait_for(lock, std::chrono::milliseconds(250));
+      lock.unlock();
+      if (std::size_t cut = tracker.CutOverdue()) {
+        metrics.CountConnectionsCut(cut);
+        spdlog::warn("closed {} connection(s) that ran past --request-timeout or --idle-timeout", cut);
+      }
+      if (Clock::now() >= next_reload) {
+        ReloadCertificate();
+        next_reload = Clock::now() + config.cert_reload_interval;
+      }
+      lock.lock();
+    }
+  }
+
   Config config;
   HttpsServer server;
+  ServingCertificate certificate;
+  ConnectionTracker tracker;
+  Metrics metrics;
   std::unique_ptr<KubeApiClient> kube;
   HeadLookup lookup;  // empty when no API is configured
+  std::atomic<bool> draining{false};
+  std::string last_certificate_error;  // the maintenance thread's own
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool served = false;  // guarded by mutex
 };
 
 WebhookServer::WebhookServer(const Config& config) : impl_(std::make_unique<Impl>(config)) {}
 WebhookServer::~WebhookServer() = default;
 
 bool WebhookServer::Bind(std::string* error) {
-  auto& s = impl_->server;
-  const Config& c = impl_->config;
-  if (!s.is_valid()) {
-    *error = "cannot load the TLS certificate \"" + c.tls_cert_file + "\" and key \"" + c.tls_key_file +
-             "\" (missing, unreadable, or not a matching PEM pair)";
+  Impl& m = *impl_;
+  auto& s = m.server;
+  const Config& c = m.config;
+  std::string why;
+  if (!s.is_valid() || m.certificate.Reload(&why) != ServingCertificate::ReloadResult::kReloaded) {
+    *error = "cannot load the TLS certificate \"" + c.tls_cert_file + "\" and key \"" + c.tls_key_file + "\"" +
+             (why.empty() ? " (missing, unreadable, or not a matching PEM pair)" : ": " + why);
     return false;
   }
-  SSL_CTX_set_min_proto_version(s.ssl_context(), TLS1_2_VERSION);
+  m.metrics.CountCertificateRead(true);
+  if (!ApplyTlsPolicy(s.ssl_context(), c, error) || !m.certificate.Install(s.ssl_context())) return false;
+  if (!m.tracker.Install(s.ssl_context())) {
+    *error = "cannot hook connection tracking into OpenSSL";
+    return false;
+  }
   s.set_tcp_nodelay(true);
   // cpp-httplib's default socket options add SO_REUSEPORT, which lets a second
   // process bind the same port silently and take half the connections.
@@ -153,25 +260,64 @@ bool WebhookServer::Bind(std::string* error) {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   s.set_keep_alive_max_count(100000);
+  s.set_keep_alive_timeout(std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(c.idle_timeout).count()));
+  const auto read = std::chrono::duration_cast<std::chrono::microseconds>(c.request_timeout);
+  s.set_read_timeout(read.count() / 1000000, read.count() % 1000000);
+  s.set_write_timeout(read.count() / 1000000, read.count() % 1000000);
   s.set_payload_max_length(c.max_body_bytes);
-  const int threads = c.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-  impl_->Routes();
-  if (c.head_uniqueness.lookup && c.second_head_mode != RuleMode::kOff && !c.kube_api.configured()) {
-    spdlog::warn("second-head lookup inactive: no Kubernetes API configured (not in a cluster, no --kube-api-server)");
-  } else if (c.kube_api.configured()) {
-    spdlog::info("second-head lookup via {} timeout={}ms", c.kube_api.server, c.kube_api.timeout.count());
-  }
+  const auto min_threads = static_cast<std::size_t>(c.threads);
+  const auto max_threads = static_cast<std::size_t>(c.max_connections);
+  s.new_task_queue = [min_threads, max_threads] {
+    return new ElasticThreadPool(min_threads, max_threads, std::chrono::seconds(60));
+  };
+  m.Routes();
   if (!s.bind_to_port(c.bind_address, c.port)) {
     *error = "cannot listen on " + c.bind_address + ":" + std::to_string(c.port);
     return false;
   }
   if (!s.RaiseListenBacklog()) spdlog::warn("could not raise the listen backlog; bursts of connections may wait");
+  spdlog::info("serving certificate: {}", m.certificate.Describe());
+  if (c.head_uniqueness.lookup && c.second_head_mode != RuleMode::kOff && !c.kube_api.configured()) {
+    spdlog::warn("second-head lookup inactive: no Kubernetes API configured (not in a cluster, no --kube-api-server)");
+  } else if (c.kube_api.configured()) {
+    spdlog::info("second-head lookup via {} timeout={}ms", c.kube_api.server, c.kube_api.timeout.count());
+  }
   return true;
 }
 
-bool WebhookServer::Serve() { return impl_->server.listen_after_bind(); }
+bool WebhookServer::Serve() {
+  Impl& m = *impl_;
+  std::thread maintenance([&m] { m.Maintain(); });
+  const bool ok = m.server.listen_after_bind();
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.served = true;
+  }
+  m.cv.notify_all();
+  maintenance.join();
+  return ok;
+}
 
-void WebhookServer::Stop() { impl_->server.stop(); }
+bool WebhookServer::Shutdown() {
+  Impl& m = *impl_;
+  m.draining = true;
+  spdlog::info("draining: /readyz answers 503; still accepting for {}ms", m.config.drain_delay.count());
+  std::unique_lock<std::mutex> lock(m.mutex);
+  m.cv.wait_for(lock, m.config.drain_delay, [&m] { return m.served; });
+  lock.unlock();
+  spdlog::info("no longer accepting; finishing in-flight requests ({} connections open)", m.tracker.open());
+  m.server.stop();
+  const auto deadline = Clock::now() + m.config.shutdown_grace;
+  lock.lock();
+  while (!m.served && Clock::now() < deadline) {
+    lock.unlock();
+    // Idle keep-alive connections would otherwise wait out their timeout; busy
+    // ones are closed as soon as their answer is written.
+    m.tracker.CloseIdle();
+    lock.lock();
+    m.cv.wait_for(lock, std::chrono::milliseconds(50), [&m] { return m.served; });
+  }
+  return m.served;
+}
 
 }  // namespace ray_webhook

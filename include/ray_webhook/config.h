@@ -3,6 +3,7 @@
 // the policy fields; the edges read the rest.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -25,11 +26,25 @@ struct Config {
   // Listener.
   std::string bind_address = "0.0.0.0";
   int port = 8443;
+  // Reloaded without a restart when the files change (ServingCertificate).
   std::string tls_cert_file;
   std::string tls_key_file;
-  // Connections served at once; each keep-alive connection holds one thread
-  // (cpp-httplib's model), so this bounds concurrent clients.
+  std::string client_ca_file;  // when set, clients must present a certificate it signed
+  int tls_min_version = 12;    // 12 or 13
+  std::chrono::milliseconds cert_reload_interval{2000};
+  // Threads kept ready. Each connection, keep-alive included, holds a thread
+  // (cpp-httplib's model); more start on demand up to max_connections.
   int threads = 64;
+  int max_connections = 2048;
+  // Keep-alive wait between requests, and the deadline to read and answer
+  // one request (a slow client is cut off, not waited for).
+  std::chrono::milliseconds idle_timeout{30000};
+  std::chrono::milliseconds request_timeout{10000};
+  // Graceful shutdown: /readyz is 503 and the listener still accepts for
+  // drain_delay, so endpoints can update; the process exits within
+  // shutdown_grace after that.
+  std::chrono::milliseconds drain_delay{5000};
+  std::chrono::milliseconds shutdown_grace{30000};
   std::string log_level = "info";
 
   // Policy. KubeRay's operator reads CLUSTER_DOMAIN with this default (PR #951).

@@ -1,9 +1,12 @@
 // node validate.mjs FILE...
-// Validates every Kubernetes object in the given JSON files (an object, an array
-// of objects, or a List) against the upstream OpenAPI schemas shipped by the
-// kubernetes-models packages. Prints one line per object that fails, then a
-// count line, and exits 1 when any object fails or has no known schema.
+// Validates every Kubernetes object in the given files against the upstream
+// OpenAPI schemas shipped by the kubernetes-models packages. A file holds JSON
+// (an object, an array of objects, or a List) or YAML, one or many documents
+// separated by `---` (kubectl kustomize's output); "-" reads standard input.
+// Prints one line per object that fails, then a count line, and exits 1 when
+// any object fails or has no known schema, or when no object was found.
 import fs from "node:fs";
+import YAML from "yaml";
 
 // apiVersion "group/version" -> module path; core "v1" has no group.
 async function modelFor(apiVersion, kind) {
@@ -27,10 +30,31 @@ function objectsIn(doc) {
   return doc ? [doc] : [];
 }
 
+// JSON first (the fixtures), then YAML: every document, empty ones skipped.
+function documentsIn(file, text) {
+  try {
+    return [JSON.parse(text)];
+  } catch {
+    // not JSON
+  }
+  const docs = YAML.parseAllDocuments(text);
+  const bad = docs.find((d) => d.errors.length > 0);
+  if (bad) throw new Error(`${file}: neither JSON nor valid YAML: ${bad.errors[0].message}`);
+  return docs.map((d) => d.toJS()).filter((v) => v !== null && v !== undefined);
+}
+
 let passed = 0;
 let failed = 0;
 for (const file of process.argv.slice(2)) {
-  for (const obj of objectsIn(JSON.parse(fs.readFileSync(file, "utf8")))) {
+  let docs;
+  try {
+    docs = documentsIn(file, fs.readFileSync(file === "-" ? 0 : file, "utf8"));
+  } catch (e) {
+    console.log(`FAIL ${e.message}`);
+    failed++;
+    continue;
+  }
+  for (const obj of objectsIn(docs)) {
     const name = `${file}: ${obj.kind} ${obj.metadata?.name ?? obj.metadata?.generateName ?? ""}`;
     const Model = await modelFor(obj.apiVersion ?? "", obj.kind ?? "");
     if (!Model) {

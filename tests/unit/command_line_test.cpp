@@ -61,7 +61,10 @@ TEST(CommandLine, BadFlagsAreClearErrors) {
       {{"serve", "--tls-cert", "c", "--tls-key", "k", "--log-level", "loud"}, "--log-level must be one of"},
       {{"serve", "--tls-cert", "c", "--tls-key", "k", "--cluster-domain", "Bad_Domain"}, "is not a DNS name"},
       {{"serve", "--tls-cert", "c", "--tls-key"}, "--tls-key needs a value"},
-      {{"serve", "--tls-cert", "c"}, "--tls-cert and --tls-key are required"},
+      {{"serve", "--tls-cert", "c"}, "--tls-cert and --tls-key (or --cert-dir) are required"},
+      {{"serve", "--cert-dir", "d", "--tls-cert", "c"}, "not both"},
+      {{"serve", "--cert-dir", "d", "--tls-min-version", "1.1"}, "--tls-min-version must be 1.2 or 1.3"},
+      {{"serve", "--cert-dir", "d", "--drain-delay", "1h"}, "--drain-delay must be a duration"},
       {{"review"}, "give --mutate or --validate"},
       {{"review", "--mutate", "--validate"}, "not both"},
       {{"review", "--mutate", "a.json", "b.json"}, "more than one input"},
@@ -106,6 +109,32 @@ TEST(CommandLine, HeadUniquenessAndRuleModes) {
            {"--kube-api-timeout", "forever"}, {"--kube-api-timeout", "120s"}, {"--kube-api-server", "http://x"}}) {
     EXPECT_FALSE(Parse({"serve", "--tls-cert", "c", "--tls-key", "k", flag, value}).command) << flag << " " << value;
   }
+}
+
+TEST(CommandLine, HardeningFlags) {
+  auto dir = Parse({"serve", "--cert-dir", "/certs/"});
+  ASSERT_TRUE(dir.command) << dir.error;
+  EXPECT_EQ(dir.command->config.tls_cert_file, "/certs/tls.crt");
+  EXPECT_EQ(dir.command->config.tls_key_file, "/certs/tls.key");
+  const Config& d = dir.command->config;
+  EXPECT_EQ(d.tls_min_version, 12);
+  EXPECT_EQ(d.drain_delay, std::chrono::seconds(5));
+  EXPECT_EQ(d.max_body_bytes, 7u * 1024 * 1024);
+  auto r = Parse({"serve", "--cert-dir", "/c", "--client-ca", "ca.pem", "--tls-min-version", "1.3", "--threads", "4",
+                  "--max-connections", "100", "--idle-timeout", "1m", "--request-timeout", "3s", "--drain-delay", "0",
+                  "--shutdown-grace", "500ms", "--cert-reload-interval", "1s"});
+  ASSERT_TRUE(r.command) << r.error;
+  const Config& c = r.command->config;
+  EXPECT_EQ(c.client_ca_file, "ca.pem");
+  EXPECT_EQ(c.tls_min_version, 13);
+  EXPECT_EQ(c.max_connections, 100);
+  EXPECT_EQ(c.idle_timeout, std::chrono::minutes(1));
+  EXPECT_EQ(c.request_timeout, std::chrono::seconds(3));
+  EXPECT_EQ(c.drain_delay, std::chrono::milliseconds(0));
+  EXPECT_EQ(c.shutdown_grace, std::chrono::milliseconds(500));
+  EXPECT_EQ(c.cert_reload_interval, std::chrono::seconds(1));
+  auto grow = Parse({"serve", "--cert-dir", "/c", "--threads", "200", "--max-connections", "100"});
+  EXPECT_EQ(grow.command->config.max_connections, 200);  // never fewer than the ready threads
 }
 
 // client-go's rest.InClusterConfig: service host and port, service-account token and CA.

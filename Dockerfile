@@ -1,0 +1,48 @@
+# ray-webhook container image.
+#   docker build -t ray-webhook:0.1.0 .
+# Two stages from the same Debian 12 image: the build stage installs the Debian
+# -dev packages and builds exactly as scripts/build.sh does (it runs that
+# script); the runtime stage holds the binary, the shared libraries `ldd` says
+# it needs beyond the base image, and nothing else.
+ARG DEBIAN_IMAGE=debian:bookworm-slim
+
+FROM ${DEBIAN_IMAGE} AS build
+WORKDIR /src
+# The package list lives in scripts/install-deps.sh; installing before copying
+# the sources keeps this layer cached across source changes.
+COPY scripts/install-deps.sh scripts/
+RUN bash scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
+COPY CMakeLists.txt ./
+COPY include/ include/
+COPY src/ src/
+COPY scripts/build.sh scripts/
+# cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DRAY_WEBHOOK_BUILD_TESTS=OFF
+# cmake --build build -j2
+RUN bash scripts/build.sh
+# Stage the binary and every shared library it loads, except those that come
+# with the runtime base image (glibc, libgcc_s, libstdc++, zlib): cpp-httplib,
+# OpenSSL 3, spdlog and fmt, simdjson, prometheus-cpp, brotli, whatever ldd lists.
+RUN set -eu; \
+    mkdir -p /out/usr/local/bin /out/usr/local/lib/ray-webhook /out/etc/ld.so.conf.d; \
+    cp build/ray-webhook /out/usr/local/bin/; \
+    strip --strip-unneeded /out/usr/local/bin/ray-webhook; \
+    for lib in $(ldd build/ray-webhook | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do \
+      case "${lib##*/}" in \
+        libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*|libgcc_s.so.*|libstdc++.so.*|libz.so.*) ;; \
+        *) cp -L "$lib" /out/usr/local/lib/ray-webhook/ ;; \
+      esac; \
+    done; \
+    echo /usr/local/lib/ray-webhook > /out/etc/ld.so.conf.d/ray-webhook.conf
+
+FROM ${DEBIAN_IMAGE}
+LABEL org.opencontainers.image.title="ray-webhook" \
+      org.opencontainers.image.description="Kubernetes admission webhook for the Pods of KubeRay clusters"
+COPY --from=build /out/ /
+# Fails the image build when a library is missing.
+RUN ldconfig \
+ && if ldd /usr/local/bin/ray-webhook | grep 'not found'; then exit 1; fi \
+ && ray-webhook --version
+# A numeric, non-root user, so Kubernetes' runAsNonRoot can check it.
+USER 65532:65532
+EXPOSE 8443
+ENTRYPOINT ["ray-webhook", "serve", "--cert-dir", "/tmp/k8s-webhook-server/serving-certs"]

@@ -1,0 +1,46 @@
+# Shared by bench/*.sh (sourced, not run): installing what is missing, and the
+# Release build of ray-webhook, ceiling_server and review_bench.
+
+# bench_install PACKAGE...: the project's own dependencies (scripts/install-deps.sh)
+# plus the given Debian packages, each only when missing.
+bench_install() {
+  bash scripts/install-deps.sh
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "bench: need root or sudo to install: ${missing[*]}" >&2; return 1; }
+    sudo="sudo"
+  fi
+  echo "bench: installing ${missing[*]}" >&2
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# bench_build BUILD_DIR LOG [CMAKE_ARG...]: configures and builds the three targets
+# in Release. Uses the top-level project when its CMakeLists.txt adds bench/, else
+# configures bench/ on its own (which pulls the project in). Output goes to LOG;
+# on failure its errors are shown and it returns 1.
+bench_build() {
+  local build_dir="$1" log="$2" source_dir want
+  shift 2
+  if grep -Eq '^[[:space:]]*add_subdirectory\(bench\)' CMakeLists.txt; then source_dir=.; else source_dir=bench; fi
+  want="$(cd "$source_dir" && pwd)"
+  # A build dir configured from the other source dir cannot be reused as is.
+  if [ -f "$build_dir/CMakeCache.txt" ] &&
+     ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$want" "$build_dir/CMakeCache.txt"; then
+    rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles"
+  fi
+  echo "bench: building Release in $build_dir (log: $log)" >&2
+  if ! { cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+           -DRAY_WEBHOOK_BUILD_BENCH=ON -DRAY_WEBHOOK_BUILD_TESTS=OFF "$@" &&
+         cmake --build "$build_dir" -j"$(nproc)" --target ray-webhook ceiling_server review_bench; } \
+       >"$log" 2>&1; then
+    grep -E 'error|Error' "$log" | head -20 >&2
+    echo "bench: the build failed; see $log" >&2
+    return 1
+  fi
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# Load benchmark: ray-webhook against the bare cpp-httplib ceiling, driven by wrk.
+#
+#   bench/load.sh [--duration S] [--connections "1 64"] [--repeat N] [--warmup S]
+#                 [--fixture NAME] [--payloads DIR] [--log-levels "warn info"]
+#                 [--threads N] [--wrk-threads N] [--port P] [--build-dir DIR]
+#                 [--no-build] [--keep]
+#
+# What it does, on 127.0.0.1 only:
+#   1. installs what is missing with apt-get (scripts/install-deps.sh, plus wrk,
+#      libbenchmark-dev, curl, jq);
+#   2. builds Release into build-bench/ (-DRAY_WEBHOOK_BUILD_BENCH=ON
+#      -DRAY_WEBHOOK_BUILD_TESTS=OFF; when the top-level CMakeLists.txt does not add
+#      bench/ yet, bench/ is configured on its own, which pulls the project in);
+#   3. makes a throw-away certificate (certs/generate.sh --out into a temp dir);
+#   4. for each server in turn — ceiling_server (a fixed body: ray-webhook's own
+#      answer to the fixture, so both send the same bytes), then ray-webhook
+#      serve --log-level L for each L of --log-levels — starts it with --threads
+#      pool threads, checks one answer with curl, warms up, then runs wrk for
+#      --duration seconds at each connection count, --repeat times;
+#   5. prints one table: requests/s, p50, p99, errors and the server's peak RSS
+#      (VmHWM from /proc/PID/status, read after the row's runs) per (server,
+#      connections), medians when --repeat > 1; then ray-webhook as a share of the
+#      ceiling and the cost of info logging against warn;
+#   6. stops everything it started (trap), and removes its temp dir unless --keep.
+#
+# With two or more CPUs the servers are pinned to CPU 0 and wrk to CPU 1
+# (taskset), so the server gets one core, as in the targets of issue 6.
+# wrk uses --wrk-threads threads (default 1, never more than the connections),
+# keep-alive HTTPS (it does not verify the certificate), and bench/post.lua to
+# POST the fixture with Content-Type application/json. wrk is a closed-loop
+# client: each connection sends its next request when the answer arrives.
+# ray-webhook's log (stderr) goes to a file in the temp dir, as a container's
+# stderr goes to a file through the runtime; its size is printed.
+#
+# Defaults: --duration 10 --connections "1 64" --repeat 1 --warmup 2
+# --fixture worker (bench/fixtures/worker.json; --payloads DIR takes NAME.json
+# from DIR instead) --log-levels "warn info" --threads 64 --wrk-threads 1
+# --port 18443 (ceiling; ray-webhook uses the next port) --build-dir build-bench.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+duration=10
+connections="1 64"
+repeat=1
+warmup=2
+fixture=worker
+payloads=""
+log_levels="warn info"
+threads=64
+wrk_threads=1
+port=18443
+build_dir=build-bench
+build=true
+keep=false
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --duration) duration="$2"; shift 2 ;;
+    --connections) connections="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --fixture) fixture="$2"; shift 2 ;;
+    --payloads) payloads="$2"; shift 2 ;;
+    --log-levels) log_levels="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --wrk-threads) wrk_threads="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --no-build) build=false; shift ;;
+    --keep) keep=true; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "load.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+body="${payloads:-bench/fixtures}/$fixture.json"
+[ -s "$body" ] || { echo "load.sh: no such fixture: $body" >&2; exit 2; }
+body="$(cd "$(dirname "$body")" && pwd)/$(basename "$body")"
+
+# --- 1. packages ---------------------------------------------------------------
+source bench/lib.sh
+bench_install wrk libbenchmark-dev curl jq util-linux procps
+
+# --- 2. temp dir, clean-up, build ------------------------------------------------
+tmp="$(mktemp -d -t ray-webhook-load.XXXXXX)"
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  if $keep; then echo "load.sh: kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if $build; then
+  bench_build "$build_dir" "$tmp/build.log" || { keep=true; exit 1; }
+fi
+webhook_bin="$build_dir/ray-webhook"
+ceiling_bin="$build_dir/ceiling_server"
+for b in "$webhook_bin" "$ceiling_bin"; do
+  [ -x "$b" ] || { echo "load.sh: $b is missing (run without --no-build)" >&2; exit 1; }
+done
+
+# --- 3. certificate, answer body ---------------------------------------------------
+bash certs/generate.sh --out "$tmp/certs" >/dev/null 2>&1
+answer="$("$webhook_bin" review --mutate "$body")"
+printf '%s' "$answer" >"$tmp/answer.json"
+
+if [ "$(nproc)" -ge 2 ]; then
+  server_pin=(taskset -c 0)
+  wrk_pin=(taskset -c 1)
+  pinning="server on CPU 0, wrk on CPU 1"
+else
+  server_pin=()
+  wrk_pin=()
+  pinning="not pinned (one CPU)"
+fi
+
+# --- 4. runs -----------------------------------------------------------------------
+results="$tmp/results.tsv"  # server conns rps p50_us p99_us errors vmhwm_kb
+: >"$results"
+
+# start_server NAME PORT LOGFILE CMD...: starts it pinned, waits until it answers.
+start_server() {
+  local name="$1" p="$2" log="$3"
+  shift 3
+  "${server_pin[@]}" "$@" >"$log" 2>&1 &
+  server_pid=$!
+  pids+=("$server_pid")
+  local i
+  for i in $(seq 100); do
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      echo "load.sh: $name exited at start:" >&2
+      tail -5 "$log" >&2
+      exit 1
+    fi
+    curl -sk -o /dev/null -X POST -H 'Content-Type: application/json' --data-binary @"$body" \
+      "https://127.0.0.1:$p/mutate" && return 0
+    sleep 0.1
+  done
+  echo "load.sh: $name did not answer on port $p" >&2
+  exit 1
+}
+
+stop_server() {
+  kill -TERM "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  pids=()  # one server at a time; its pid may now be reused by someone else
+}
+
+# check_answer NAME PORT: one request with curl; it must be a 200 AdmissionReview
+# whose uid is the fixture's.
+check_answer() {
+  local name="$1" p="$2" code uid
+  code="$(curl -sk -o "$tmp/check.json" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data-binary @"$body" "https://127.0.0.1:$p/mutate")"
+  uid="$(jq -r '.request.uid' "$body")"
+  if [ "$code" != 200 ] || [ "$(jq -r '.response.uid' "$tmp/check.json" 2>/dev/null)" != "$uid" ]; then
+    echo "load.sh: $name answered $code with an unexpected body:" >&2
+    head -c 300 "$tmp/check.json" >&2
+    exit 1
+  fi
+}
+
+# drive NAME PORT CONNS SECONDS: one wrk run; echoes its RESULT line.
+drive() {
+  local name="$1" p="$2" c="$3" s="$4" t="$wrk_threads"
+  local out="$tmp/wrk-${name//\//-}-$c.out"
+  [ "$t" -gt "$c" ] && t="$c"
+  "${wrk_pin[@]}" wrk -t"$t" -c"$c" -d"${s}s" -s bench/post.lua "https://127.0.0.1:$p/mutate" -- "$body" \
+    >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+  grep '^RESULT' "$out" || { cat "$out" >&2; exit 1; }
+}
+
+field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+
+vmhwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
+
+run_server() {
+  local name="$1" p="$2" log="$3"
+  shift 3
+  start_server "$name" "$p" "$log" "$@"
+  check_answer "$name" "$p"
+  local max_c=0 c r line errors
+  for c in $connections; do [ "$c" -gt "$max_c" ] && max_c="$c"; done
+  [ "$warmup" != 0 ] && drive "$name" "$p" "$max_c" "$warmup" >/dev/null
+  for c in $connections; do
+    for r in $(seq "$repeat"); do
+      line="$(drive "$name" "$p" "$c" "$duration")"
+      errors=$(( $(field connect "$line") + $(field read "$line") + $(field write "$line") +
+                 $(field status "$line") + $(field timeout "$line") ))
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
+        "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$server_pid")" >>"$results"
+      echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line")" >&2
+    done
+  done
+  stop_server
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+load_before="$(loadavg)"
+echo "load.sh: $(basename "$body") ($(wc -c <"$body") bytes) to /mutate, ${duration}s per run," \
+  "connections $connections, repeat $repeat, $pinning, $threads server threads; load average $load_before" >&2
+if awk '{exit !($1 > 0.5)}' /proc/loadavg; then
+  echo "load.sh: warning: the machine is busy (load average $load_before); figures will be low and noisy" >&2
+fi
+
+run_server ceiling "$port" "$tmp/ceiling.log" \
+  "$ceiling_bin" --bind 127.0.0.1 --port "$port" --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" \
+  --threads "$threads" --body "$tmp/answer.json"
+for level in $log_levels; do
+  run_server "ray-webhook/$level" "$((port + 1))" "$tmp/webhook-$level.log" \
+    "$webhook_bin" serve --bind 127.0.0.1 --port "$((port + 1))" --tls-cert "$tmp/certs/tls.crt" \
+    --tls-key "$tmp/certs/tls.key" --threads "$threads" --log-level "$level"
+  echo "load.sh: ray-webhook --log-level $level wrote $(wc -l <"$tmp/webhook-$level.log") log lines," \
+    "$(wc -c <"$tmp/webhook-$level.log") bytes" >&2
+done
+
+# --- 5. table ----------------------------------------------------------------------
+echo
+echo "$(basename "$body") ($(wc -c <"$body") bytes), POST /mutate, ${duration}s x $repeat per row$( [ "$repeat" -gt 1 ] && echo ", medians"), $pinning, $(nproc) CPUs, $threads server threads"
+echo "load average before $load_before, after $(loadavg)"
+awk -F'\t' -v conn_order="$connections" '
+  # Portable (mawk has no asort): insertion sort, then the middle.
+  function median(list,   a, n, i, j, v) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) {
+      v = a[i] + 0
+      for (j = i - 1; j >= 1 && a[j] + 0 > v; j--) a[j + 1] = a[j]
+      a[j + 1] = v
+    }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  {
+    key = $1 "\t" $2
+    if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
+    rps[key] = rps[key] " " $3; p50[key] = p50[key] " " $4; p99[key] = p99[key] " " $5
+    err[key] += $6; hwm[key] = $7
+  }
+  END {
+    printf "%-20s %5s %12s %9s %9s %7s %10s\n", "server", "conns", "requests/s", "p50 ms", "p99 ms", "errors", "VmHWM MB"
+    for (i = 1; i <= rows; i++) {
+      k = order[i]; split(k, kk, "\t")
+      m = median(rps[k]); med_rps[k] = m
+      printf "%-20s %5d %12.0f %9.3f %9.3f %7d %10.1f\n", kk[1], kk[2], m, median(p50[k]) / 1000,
+        median(p99[k]) / 1000, err[k], hwm[k] / 1024
+    }
+    print ""
+    nc = split(conn_order, cs, " ")
+    for (ci = 1; ci <= nc; ci++) {
+      c = cs[ci]
+      base = med_rps["ceiling\t" c]
+      for (i = 1; i <= rows; i++) {
+        k = order[i]; split(k, kk, "\t")
+        if (kk[2] != c || kk[1] == "ceiling" || base == 0) continue
+        printf "%s at %d connections: %.0f%% of the ceiling\n", kk[1], c, 100 * med_rps[k] / base
+      }
+      warn = med_rps["ray-webhook/warn\t" c]; info = med_rps["ray-webhook/info\t" c]
+      if (warn > 0 && info > 0)
+        printf "info logging at %d connections: %+.1f%% requests/s against warn\n", c, 100 * (info - warn) / warn
+    }
+  }' "$results"

@@ -1,0 +1,71 @@
+// Metrics: the server's Prometheus metrics, rendered by prometheus-cpp.
+//
+// Contract: controller-runtime's webhook metric names and labels, so existing
+// dashboards work (controller_runtime_webhook_requests_total{webhook,code},
+// controller_runtime_webhook_latency_seconds{webhook},
+// controller_runtime_webhook_requests_in_flight{webhook}), its certificate
+// watcher counters (certwatcher_read_certificate_total and _errors_total),
+// and the project's own ray_webhook_* counters. All methods are thread-safe;
+// the hot path touches only pre-built counters.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "ray_webhook/decision.h"
+
+namespace ray_webhook {
+
+class Metrics {
+ public:
+  Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // One webhook request on `webhook` ("/mutate" or "/validate").
+  void RequestStarted(std::string_view webhook);
+  void RequestFinished(std::string_view webhook, int http_code, double seconds);
+  // What a review decided: mutations by kind, denials by rule, warnings.
+  void CountDecision(const Decision& decision);
+  void CountCertificateRead(bool ok);
+  void CountHeadLookup(bool ok);
+  void CountConnectionsCut(std::size_t n);
+
+  // The Prometheus text exposition format (version 0.0.4).
+  std::string Render() const;
+
+ private:
+  struct PerWebhook {
+    prometheus::Gauge* in_flight;
+    prometheus::Histogram* latency;
+    std::map<int, prometheus::Counter*> by_code;
+  };
+  PerWebhook& For(std::string_view webhook);
+  prometheus::Counter& Code(PerWebhook& w, std::string_view webhook, int code);
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>* requests_;
+  prometheus::Family<prometheus::Histogram>* latency_;
+  prometheus::Family<prometheus::Gauge>* in_flight_;
+  prometheus::Family<prometheus::Counter>* mutations_;
+  prometheus::Family<prometheus::Counter>* denials_;
+  prometheus::Counter* warnings_;
+  prometheus::Counter* cert_reads_;
+  prometheus::Counter* cert_read_errors_;
+  prometheus::Family<prometheus::Counter>* lookups_;
+  prometheus::Counter* connections_cut_;
+  std::mutex mutex_;  // guards lazily added label values
+  PerWebhook mutate_;
+  PerWebhook validate_;
+};
+
+}  // namespace ray_webhook

@@ -1,0 +1,118 @@
+#include "ray_webhook/metrics.h"
+
+#include <prometheus/text_serializer.h>
+
+#include <sstream>
+
+namespace ray_webhook {
+namespace {
+
+// controller-runtime uses Prometheus' default buckets; the finer ones below
+// them resolve a webhook that answers in microseconds.
+const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+constexpr int kCommonCodes[] = {200, 400, 404, 405, 413, 415, 500};
+
+}  // namespace
+
+Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
+  requests_ = &prometheus::BuildCounter()
+                   .Name("controller_runtime_webhook_requests_total")
+                   .Help("Total number of admission requests by HTTP status code.")
+                   .Register(*registry_);
+  latency_ = &prometheus::BuildHistogram()
+                  .Name("controller_runtime_webhook_latency_seconds")
+                  .Help("Histogram of the latency of processing admission requests")
+                  .Register(*registry_);
+  in_flight_ = &prometheus::BuildGauge()
+                    .Name("controller_runtime_webhook_requests_in_flight")
+                    .Help("Current number of admission requests being served.")
+                    .Register(*registry_);
+  mutations_ = &prometheus::BuildCounter()
+                    .Name("ray_webhook_mutations_total")
+                    .Help("Changes made to Ray Pods, by kind of change.")
+                    .Register(*registry_);
+  denials_ = &prometheus::BuildCounter()
+                  .Name("ray_webhook_denials_total")
+                  .Help("Admission requests denied, by rule.")
+                  .Register(*registry_);
+  warnings_ = &prometheus::BuildCounter()
+                   .Name("ray_webhook_warnings_total")
+                   .Help("Admission warnings returned.")
+                   .Register(*registry_)
+                   .Add({});
+  cert_reads_ = &prometheus::BuildCounter()
+                     .Name("certwatcher_read_certificate_total")
+                     .Help("Total number of certificate reads")
+                     .Register(*registry_)
+                     .Add({});
+  cert_read_errors_ = &prometheus::BuildCounter()
+                           .Name("certwatcher_read_certificate_errors_total")
+                           .Help("Total number of certificate read errors")
+                           .Register(*registry_)
+                           .Add({});
+  lookups_ = &prometheus::BuildCounter()
+                  .Name("ray_webhook_head_lookups_total")
+                  .Help("Second-head lookups against the Kubernetes API, by result.")
+                  .Register(*registry_);
+  connections_cut_ = &prometheus::BuildCounter()
+                          .Name("ray_webhook_connections_cut_total")
+                          .Help("Connections closed because a request or the wait for one ran past its limit.")
+                          .Register(*registry_)
+                          .Add({});
+  for (Mutation m : {Mutation::kFqRayIpAdded, Mutation::kRayIpAdded, Mutation::kAddressRewritten,
+                     Mutation::kRayAddressRewritten, Mutation::kHeadNamed}) {
+    mutations_->Add({{"kind", std::string(MutationName(m))}});
+  }
+  lookups_->Add({{"result", "ok"}});
+  lookups_->Add({{"result", "error"}});
+  for (auto [w, name] : {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}}) {
+    w->in_flight = &in_flight_->Add({{"webhook", name}});
+    w->latency = &latency_->Add({{"webhook", name}}, kLatencyBuckets);
+    for (int code : kCommonCodes) w->by_code[code] = &requests_->Add({{"webhook", name}, {"code", std::to_string(code)}});
+  }
+}
+
+Metrics::PerWebhook& Metrics::For(std::string_view webhook) { return webhook == "/mutate" ? mutate_ : validate_; }
+
+prometheus::Counter& Metrics::Code(PerWebhook& w, std::string_view webhook, int code) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = w.by_code.find(code);
+  if (it != w.by_code.end()) return *it->second;
+  auto& c = requests_->Add({{"webhook", std::string(webhook)}, {"code", std::to_string(code)}});
+  w.by_code[code] = &c;
+  return c;
+}
+
+void Metrics::RequestStarted(std::string_view webhook) { For(webhook).in_flight->Increment(); }
+
+void Metrics::RequestFinished(std::string_view webhook, int http_code, double seconds) {
+  PerWebhook& w = For(webhook);
+  w.in_flight->Decrement();
+  w.latency->Observe(seconds);
+  Code(w, webhook, http_code).Increment();
+}
+
+void Metrics::CountDecision(const Decision& decision) {
+  for (Mutation m : decision.mutations) mutations_->Add({{"kind", std::string(MutationName(m))}}).Increment();
+  if (!decision.allowed) denials_->Add({{"rule", decision.denial.rule}}).Increment();
+  if (!decision.warnings.empty()) warnings_->Increment(static_cast<double>(decision.warnings.size()));
+}
+
+void Metrics::CountCertificateRead(bool ok) {
+  cert_reads_->Increment();
+  if (!ok) cert_read_errors_->Increment();
+}
+
+void Metrics::CountHeadLookup(bool ok) { lookups_->Add({{"result", ok ? "ok" : "error"}}).Increment(); }
+
+void Metrics::CountConnectionsCut(std::size_t n) { connections_cut_->Increment(static_cast<double>(n)); }
+
+std::string Metrics::Render() const {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  return out.str();
+}
+
+}  // namespace ray_webhook

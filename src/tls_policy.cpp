@@ -1,0 +1,32 @@
+#include "ray_webhook/tls_policy.h"
+
+namespace ray_webhook {
+
+bool ApplyTlsPolicy(SSL_CTX* ctx, const Config& config, std::string* error) {
+  const int min_version = config.tls_min_version == 13 ? TLS1_3_VERSION : TLS1_2_VERSION;
+  if (SSL_CTX_set_min_proto_version(ctx, min_version) != 1) {
+    *error = "cannot set the minimum TLS version";
+    return false;
+  }
+  static constexpr char kTls12Ciphers[] =
+      "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+      "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+  if (SSL_CTX_set_cipher_list(ctx, kTls12Ciphers) != 1) {
+    *error = "cannot set the TLS 1.2 cipher list";
+    return false;
+  }
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  if (!config.client_ca_file.empty()) {
+    STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(config.client_ca_file.c_str());
+    if (!names || SSL_CTX_load_verify_locations(ctx, config.client_ca_file.c_str(), nullptr) != 1) {
+      if (names) sk_X509_NAME_pop_free(names, X509_NAME_free);
+      *error = "cannot load the client CA " + config.client_ca_file;
+      return false;
+    }
+    SSL_CTX_set_client_CA_list(ctx, names);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  }
+  return true;
+}
+
+}  // namespace ray_webhook
