@@ -10,7 +10,7 @@ packages=(
 )
 if [ "${1:-}" = "--test" ]; then
   # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.
-  packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2)
+  packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3)
 fi
 missing=()
 for p in "${packages[@]}"; do
