@@ -16,9 +16,12 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# Node.js may come from Debian or elsewhere; only its commands matter.
+# Node.js and kubectl may come from Debian or elsewhere; only their commands matter.
 if [ "${1:-}" = "--test" ] && ! { command -v node && command -v npm; } >/dev/null; then
   missing+=(nodejs npm)
+fi
+if [ "${1:-}" = "--test" ] && ! command -v kubectl >/dev/null; then
+  missing+=(kubernetes-client)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 

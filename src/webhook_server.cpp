@@ -306,11 +306,12 @@ bool WebhookServer::Shutdown() {
   m.cv.wait_for(lock, m.config.drain_delay, [&m] { return m.served; });
   lock.unlock();
   spdlog::info("no longer accepting; finishing in-flight requests ({} connections open)", m.tracker.open());
-  m.server.stop();
   const auto deadline = Clock::now() + m.config.shutdown_grace;
   lock.lock();
   while (!m.served && Clock::now() < deadline) {
     lock.unlock();
+    // Again each round: cpp-httplib ignores stop() until its listen loop has started.
+    m.server.stop();
     // Idle keep-alive connections would otherwise wait out their timeout; busy
     // ones are closed as soon as their answer is written.
     m.tracker.CloseIdle();

@@ -2,6 +2,7 @@
 # Cross-object checks on every kustomization under deploy/, rendered by
 # kubectl kustomize (check_manifests.mjs says what is checked).
 set -uo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 need node "install nodejs and npm"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the deploy tests (sourced). Counts checks and renders deploy/.
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 deploy_tests="$repo/tests/deploy"
@@ -21,7 +22,7 @@ need() {
 # flock: CTest may start several tests that need them at once.
 deploy_node_modules() {
   (
-    cd "$deploy_tests"
+    cd "$deploy_tests" || exit 1
     exec 9>"$deploy_tests/node_modules.lock"
     flock 9
     if [ ! -d node_modules/yaml ] || [ ! -d node_modules/dockerfile-utils ] \

@@ -4,6 +4,7 @@
 # check_manifests.mjs to fail with the given message; a case that passes means a
 # check has gone blind.
 set -uo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 need kubectl "install Debian's kubernetes-client (apt-get install kubernetes-client)"

@@ -5,6 +5,7 @@
 # them renders it, and all must produce the same objects: Debian 12's kubectl
 # 1.20 (kustomize v2.0.3) and a current kubectl (kustomize v5) alike.
 set -uo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 need kubectl "install Debian's kubernetes-client (apt-get install kubernetes-client)"

@@ -3,6 +3,7 @@
 # the Kubernetes OpenAPI schemas (and cert-manager's for Issuer and Certificate),
 # checked by tests/schema/validate.mjs with the kubernetes-models packages.
 set -uo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 need node "install nodejs and npm"

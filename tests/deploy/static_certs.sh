@@ -5,6 +5,7 @@
 # Service's DNS names and no other; running it again changes nothing; its output
 # is git-ignored; other --service/--namespace values give matching names.
 set -uo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 need openssl "install openssl"

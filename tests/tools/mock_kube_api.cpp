@@ -217,6 +217,8 @@ class MockKubeApi {
       stopping_ = true;
     }
     stop_cv_.notify_all();
+    // stop() is a no-op until the listen loop runs; a signal right after start must not be lost.
+    for (int i = 0; i < 500 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server_.stop();
   }
 
