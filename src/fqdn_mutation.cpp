@@ -52,7 +52,7 @@ void RewriteAddresses(const std::vector<std::string_view>& strings, std::string_
 
 void PlanFqdnMutation(const Pod& pod, const RayPodIdentity& identity, std::string_view namespace_name,
                       const Config& config, Decision& decision) {
-  const std::string service = HeadServiceName(pod, identity);
+  const std::string service = HeadServiceName(pod, identity, namespace_name, config.cluster_domain);
   const std::string fqdn = HeadServiceFqdn(service, namespace_name, config.cluster_domain);
 
   const Container* ray = RayContainer(pod);

@@ -41,13 +41,30 @@ std::optional<std::string_view> ShortRayIp(const Container& c) {
   return std::nullopt;
 }
 
+// "svc" for "svc.<namespace>.svc.<domain>" with a bare svc; nullopt otherwise.
+std::optional<std::string_view> ServiceOfFqdn(std::string_view host, std::string_view ns, std::string_view domain) {
+  const auto dot = host.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const std::string_view service = host.substr(0, dot);
+  const std::string_view rest = host.substr(dot + 1);
+  if (!IsShortServiceName(service) || rest.size() != ns.size() + 5 + domain.size() || !rest.starts_with(ns) ||
+      rest.substr(ns.size(), 5) != ".svc." || !rest.ends_with(domain)) {
+    return std::nullopt;
+  }
+  return service;
+}
+
 }  // namespace
 
-std::string HeadServiceName(const Pod& pod, const RayPodIdentity& identity) {
+std::string HeadServiceName(const Pod& pod, const RayPodIdentity& identity, std::string_view namespace_name,
+                            std::string_view cluster_domain) {
   if (const Container* ray = RayContainer(pod)) {
     for (const auto* list : {&ray->command, &ray->args}) {
       for (std::string_view s : *list) {
-        if (auto host = FindShortAddressHost(s)) return std::string(*host);
+        for (std::string_view host : AddressHosts(s)) {
+          if (IsShortServiceName(host)) return std::string(host);
+          if (auto service = ServiceOfFqdn(host, namespace_name, cluster_domain)) return std::string(*service);
+        }
       }
     }
     if (auto ip = ShortRayIp(*ray)) return std::string(*ip);

@@ -60,13 +60,11 @@ bool IsShortServiceName(std::string_view host) {
   return true;
 }
 
-std::optional<std::string_view> FindShortAddressHost(std::string_view text) {
-  if (text.find(kFlag) == std::string_view::npos) return std::nullopt;
-  for (const AddressSpan& a : FindAddresses(text)) {
-    std::string_view host = text.substr(a.host_begin, a.host_end - a.host_begin);
-    if (IsShortServiceName(host)) return host;
-  }
-  return std::nullopt;
+std::vector<std::string_view> AddressHosts(std::string_view text) {
+  std::vector<std::string_view> hosts;
+  if (text.find(kFlag) == std::string_view::npos) return hosts;
+  for (const AddressSpan& a : FindAddresses(text)) hosts.push_back(text.substr(a.host_begin, a.host_end - a.host_begin));
+  return hosts;
 }
 
 std::optional<std::string> RewriteRayStartAddress(std::string_view text, std::string_view service,

@@ -43,12 +43,15 @@ const Container* RayContainer(const Pod& pod);
 // The first env entry with this name, or nullptr.
 const EnvVar* FindEnv(const Container& container, std::string_view name);
 
-// The head service's name as this Pod knows it: the host of a short
-// `--address` in the Ray container, else a short RAY_IP in the Ray container,
-// else one in an init container, since the operator that built the Pod knew
-// the real name (a custom headService overrides it verbatim). Otherwise
-// KubeRay's default "<cluster>-head-svc" (GenerateHeadServiceName).
-std::string HeadServiceName(const Pod& pod, const RayPodIdentity& identity);
+// The head service's name as this Pod knows it, since the operator that built
+// the Pod knew the real name (a custom headService overrides it verbatim):
+// from the first `--address` in the Ray container whose host is a bare
+// service name, or that name already made "<name>.<namespace>.svc.<domain>"
+// (so a mutated Pod names the same service again: idempotence); else a bare
+// RAY_IP in the Ray container, else in an init container; else KubeRay's
+// default "<cluster>-head-svc" (GenerateHeadServiceName).
+std::string HeadServiceName(const Pod& pod, const RayPodIdentity& identity, std::string_view namespace_name,
+                            std::string_view cluster_domain);
 
 // "<service>.<namespace>.svc.<cluster-domain>", KubeRay's FQ_RAY_IP.
 std::string HeadServiceFqdn(std::string_view service, std::string_view namespace_name,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ray_webhook {
 
@@ -16,8 +17,8 @@ namespace ray_webhook {
 // a letter, at most 63 characters) other than "localhost": a bare service name.
 bool IsShortServiceName(std::string_view host);
 
-// The host of the first address whose host IsShortServiceName.
-std::optional<std::string_view> FindShortAddressHost(std::string_view text);
+// The hosts of every address in the text, in order.
+std::vector<std::string_view> AddressHosts(std::string_view text);
 
 // The text with every address whose host is exactly `service` changed to
 // `fqdn` (port and separator kept); nullopt when no address matched.

@@ -112,6 +112,18 @@ TEST(FqdnMutation, HeadRayContainerAndSidecarsAreUntouched) {
   EXPECT_TRUE(Plan(w).patch.empty());
 }
 
+TEST(FqdnMutation, TwoBareHostsOnlyTheFirstIsTheHeadAndTheResultIsStable) {
+  PodBuilder b;
+  b.RayWorker("rc").Container("ray-worker").Arg("ray start --address=first:1 --address=second:2").Env("RAY_IP", "$(X)");
+  const Decision d = Plan(b);
+  ASSERT_FALSE(d.patch.empty());
+  EXPECT_EQ(d.patch[0].value, "ray start --address=first.default.svc.cluster.local:1 --address=second:2");
+  PodBuilder after;
+  after.RayWorker("rc").Container("ray-worker").Arg(d.patch[0].value.get<std::string>()).Env("RAY_IP", "$(X)").Env(
+      "FQ_RAY_IP", "first.default.svc.cluster.local");
+  EXPECT_TRUE(Plan(after).patch.empty());
+}
+
 TEST(FqdnMutation, MutationsAreRecordedForMetrics) {
   PodBuilder b;
   b.RayWorker("rc").Container("ray-worker").Arg("--address=rc-head-svc:1").Env("RAY_ADDRESS", "rc-head-svc:1");

@@ -54,26 +54,41 @@ TEST(IsExemptFromMutation, MirrorPodsAndOptOut) {
   EXPECT_FALSE(IsExemptFromMutation(not_opted.pod()));
 }
 
-TEST(HeadServiceName, PrefersTheShortAddressHost) {
+TEST(HeadServiceName, PrefersTheAddressHostOverRayIp) {
   PodBuilder p;
   p.RayWorker("c").Container("ray-worker").Arg("ray start --address=my-head:6379").Env("RAY_IP", "other");
-  EXPECT_EQ(HeadServiceName(p.pod(), *IdentifyRayPod(p.pod())), "my-head");
+  EXPECT_EQ(HeadServiceName(p.pod(), *IdentifyRayPod(p.pod()), "ns", "cluster.local"), "my-head");
 }
 
 TEST(HeadServiceName, ThenRayIpOfTheRayContainerThenInitContainers) {
   PodBuilder ray_ip;
   ray_ip.RayWorker("c").Container("ray-worker").Arg("ray start --address=a.b.svc:6379").Env("RAY_IP", "from-env");
-  EXPECT_EQ(HeadServiceName(ray_ip.pod(), *IdentifyRayPod(ray_ip.pod())), "from-env");
+  EXPECT_EQ(HeadServiceName(ray_ip.pod(), *IdentifyRayPod(ray_ip.pod()), "ns", "cluster.local"), "from-env");
 
   PodBuilder init;
   init.RayHead("c").Container("ray-head").InitContainer("wait").Env("RAY_IP", "from-init");
-  EXPECT_EQ(HeadServiceName(init.pod(), *IdentifyRayPod(init.pod())), "from-init");
+  EXPECT_EQ(HeadServiceName(init.pod(), *IdentifyRayPod(init.pod()), "ns", "cluster.local"), "from-init");
 }
 
 TEST(HeadServiceName, DefaultsToKubeRaysName) {
   PodBuilder p;
   p.RayWorker("raycluster-kuberay").Container("ray-worker").Env("RAY_IP", "$(HEAD)").Arg("--address=10.0.0.1:6379");
-  EXPECT_EQ(HeadServiceName(p.pod(), *IdentifyRayPod(p.pod())), "raycluster-kuberay-head-svc");
+  EXPECT_EQ(HeadServiceName(p.pod(), *IdentifyRayPod(p.pod()), "ns", "cluster.local"), "raycluster-kuberay-head-svc");
+}
+
+// After the mutation the first address is "<svc>.<ns>.svc.<domain>"; it must
+// still name <svc>, or a second call could pick another host (idempotence).
+TEST(HeadServiceName, FirstAddressDecidesEvenOnceQualified) {
+  PodBuilder once;
+  once.RayWorker("rc").Container("ray-worker").Arg("ray start --address=10.0.0.1:1 --address=first:1 --address=second:2");
+  EXPECT_EQ(HeadServiceName(once.pod(), *IdentifyRayPod(once.pod()), "ns", "cluster.local"), "first");
+  PodBuilder twice;
+  twice.RayWorker("rc").Container("ray-worker").Arg(
+      "ray start --address=10.0.0.1:1 --address=first.ns.svc.cluster.local:1 --address=second:2");
+  EXPECT_EQ(HeadServiceName(twice.pod(), *IdentifyRayPod(twice.pod()), "ns", "cluster.local"), "first");
+  PodBuilder other_ns;
+  other_ns.RayWorker("rc").Container("ray-worker").Arg("ray start --address=first.other.svc.cluster.local:1");
+  EXPECT_EQ(HeadServiceName(other_ns.pod(), *IdentifyRayPod(other_ns.pod()), "ns", "cluster.local"), "rc-head-svc");
 }
 
 TEST(HeadServiceFqdn, JoinsWithSvcAndDomain) {

@@ -22,18 +22,24 @@ TEST(IsShortServiceName, AcceptsBareDnsLabelsOnly) {
   EXPECT_FALSE(IsShortServiceName(std::string(64, 'a')));
 }
 
-TEST(FindShortAddressHost, KubeRay04WorkerArgs) {
-  EXPECT_EQ(FindShortAddressHost("ulimit -n 65536; ray start  --address=raycluster-kuberay-head-svc:6379  --block"),
-            kSvc);
+using Hosts = std::vector<std::string_view>;
+
+TEST(AddressHosts, KubeRay04WorkerArgs) {
+  EXPECT_EQ(AddressHosts("ulimit -n 65536; ray start  --address=raycluster-kuberay-head-svc:6379  --block"),
+            Hosts{"raycluster-kuberay-head-svc"});
 }
 
-TEST(FindShortAddressHost, SkipsFqdnIpAndMalformed) {
-  EXPECT_EQ(FindShortAddressHost("ray start --address=a.b.svc:6379 --address=10.1.2.3:6379"), std::nullopt);
-  EXPECT_EQ(FindShortAddressHost("ray start --address=auto"), std::nullopt);
-  EXPECT_EQ(FindShortAddressHost("ray start --address=head:port"), std::nullopt);
-  EXPECT_EQ(FindShortAddressHost("ray start --gcs-address=head:6379"), std::nullopt);
-  EXPECT_EQ(FindShortAddressHost("ray start --address-x head:6379"), std::nullopt);
-  EXPECT_EQ(FindShortAddressHost("ray start --address=a.b:1 --address second:6380"), "second");
+TEST(AddressHosts, EveryWellFormedAddressInOrder) {
+  EXPECT_EQ(AddressHosts("ray start --address=a.b.svc:6379 --address 10.1.2.3:6379 --address='q:1'"),
+            (Hosts{"a.b.svc", "10.1.2.3", "q"}));
+}
+
+TEST(AddressHosts, MalformedOrOtherFlagsAreNotAddresses) {
+  EXPECT_TRUE(AddressHosts("ray start --address=auto").empty());
+  EXPECT_TRUE(AddressHosts("ray start --address=head:port").empty());
+  EXPECT_TRUE(AddressHosts("ray start --gcs-address=head:6379").empty());
+  EXPECT_TRUE(AddressHosts("ray start --address-x head:6379").empty());
+  EXPECT_TRUE(AddressHosts("x--address=head:6379").empty());
 }
 
 TEST(RewriteRayStartAddress, EqualsForm) {
