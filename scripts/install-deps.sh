@@ -12,6 +12,9 @@ if [ "${1:-}" = "--test" ]; then
   # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.
   packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3)
 fi
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,111 @@
+// libFuzzer target over the review entry point (HandleReview), both endpoints.
+//
+// Beyond "no crash, no sanitizer report", it checks what must hold for any
+// body: the answer is 200 with an AdmissionReview or 400 with a Status; a
+// patch is a JSON array of add/replace/remove operations; and, for bodies
+// that are valid JSON, the patch applies to the object and the patched object
+// needs no further patch (idempotence). The head lookup is simulated from the
+// input so the second-head rule is exercised too.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "ray_webhook/review_handler.h"
+
+namespace {
+
+using nlohmann::json;
+using ray_webhook::Endpoint;
+
+void Require(bool ok) {
+  if (!ok) std::abort();
+}
+
+std::string Base64Decode(const std::string& in) {
+  static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const auto pos = kAlphabet.find(c);
+    Require(pos != std::string::npos);
+    buffer = (buffer << 6) | static_cast<unsigned>(pos);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+// Returns the decoded patch, or a null json when there is none.
+json CheckAnswer(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
+  Require(out.http_status == 200 || out.http_status == 400);
+  const json answer = json::parse(out.body);  // throws, and so fails, on invalid JSON
+  if (out.http_status == 400) {
+    Require(answer.at("kind") == "Status");
+    return nullptr;
+  }
+  const json& resp = answer.at("response");
+  Require(resp.at("allowed").is_boolean());
+  Require(resp.contains("patch") == resp.contains("patchType"));
+  if (!resp.contains("patch")) return nullptr;
+  Require(endpoint == Endpoint::kMutate && resp.at("allowed") == true);
+  const json patch = json::parse(Base64Decode(resp.at("patch").get<std::string>()));
+  Require(patch.is_array() && !patch.empty());
+  for (const json& op : patch) {
+    const std::string name = op.at("op").get<std::string>();
+    Require(name == "add" || name == "replace" || name == "remove");
+    Require(op.at("path").get<std::string>().starts_with("/"));
+  }
+  return patch;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static ray_webhook::ReviewDecoder decoder;
+  static const ray_webhook::Config config = [] {
+    ray_webhook::Config c;
+    c.kube_api.server = "https://127.0.0.1:1";  // makes the lookup "configured"; the lookup below answers
+    return c;
+  }();
+  const std::string_view body(reinterpret_cast<const char*>(data), size);
+  const bool live_head = size % 3 == 0;
+  const bool api_down = size % 5 == 0;
+  ray_webhook::HeadLookup lookup = [&](std::string_view, std::string_view cluster) {
+    ray_webhook::PodListResult r;
+    r.ok = !api_down;
+    r.http_status = api_down ? 0 : 200;
+    if (api_down) r.error = "simulated";
+    if (live_head) r.pods.push_back({std::string(cluster) + "-head-other", "Running", false});
+    return r;
+  };
+
+  for (Endpoint endpoint : {Endpoint::kMutate, Endpoint::kValidate}) {
+    const auto out = ray_webhook::HandleReview(body, endpoint, config, decoder, lookup);
+    const json patch = CheckAnswer(out, endpoint);
+    if (patch.is_null()) continue;
+
+    // Re-state the body without duplicate keys, so both JSON libraries see the same document.
+    json review = json::parse(body, nullptr, false);
+    if (review.is_discarded()) continue;
+    const std::string canonical = review.dump();
+    const auto again = ray_webhook::HandleReview(canonical, endpoint, config, decoder, lookup);
+    const json canonical_patch = CheckAnswer(again, endpoint);
+    if (canonical_patch.is_null()) continue;
+    json& object = review.at("request").at("object");
+    object = object.patch(canonical_patch);  // throws, and so fails, when the patch does not apply
+    const std::string patched = review.dump();
+    const auto third = ray_webhook::HandleReview(patched, endpoint, config, decoder, lookup);
+    Require(third.http_status == 200);
+    Require(CheckAnswer(third, endpoint).is_null());  // idempotent
+  }
+  return 0;
+}
