@@ -98,7 +98,9 @@ check(!runtime.some((i) => i.getKeyword() === "CMD"), "no CMD: the Deployment's 
 // ---- the build's inputs ----
 const cmake = read("CMakeLists.txt");
 // What CMake reads when RAY_WEBHOOK_BUILD_TESTS=OFF: drop that if-block.
-const cmakeServer = cmake.replace(/if\s*\(\s*RAY_WEBHOOK_BUILD_TESTS\s*\)[\s\S]*?endif\s*\(\s*\)/g, "");
+// The image builds with the tests, fuzzer and benchmarks off: drop those blocks.
+const cmakeServer = cmake.replace(
+  /if\s*\(\s*RAY_WEBHOOK_(BUILD_TESTS|FUZZ|BUILD_BENCH)\s*\)[\s\S]*?endif\s*\(\s*\)/g, "");
 const installDeps = read("scripts/install-deps.sh");
 const basePackages = (/packages=\(([\s\S]*?)\)/.exec(installDeps)?.[1] ?? "").split(/\s+/).filter(Boolean);
 const debianPackage = {
