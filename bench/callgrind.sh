@@ -43,7 +43,7 @@ case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
 if $build; then
   bench_install libbenchmark-dev valgrind
   mkdir -p "$build_dir"
-  bench_build "$build_dir" "$build_dir/bench-build.log" -DCMAKE_CXX_FLAGS=-g
+  BENCH_TARGETS=review_bench bench_build "$build_dir" "$build_dir/bench-build.log" -DCMAKE_CXX_FLAGS=-g
 fi
 out_dir="${keep_dir:-$(mktemp -d)}"
 mkdir -p "$out_dir"

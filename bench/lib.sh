@@ -20,10 +20,11 @@ bench_install() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# bench_build BUILD_DIR LOG [CMAKE_ARG...]: configures and builds the three targets
-# in Release. Uses the top-level project when its CMakeLists.txt adds bench/, else
-# configures bench/ on its own (which pulls the project in). Output goes to LOG;
-# on failure its errors are shown and it returns 1.
+# bench_build BUILD_DIR LOG [CMAKE_ARG...]: configures and builds in Release the
+# targets in $BENCH_TARGETS (default: ray-webhook ceiling_server review_bench).
+# Uses the top-level project when its CMakeLists.txt adds bench/, else configures
+# bench/ on its own (which pulls the project in). Output goes to LOG; on failure
+# its errors are shown and it returns 1.
 bench_build() {
   local build_dir="$1" log="$2" source_dir want
   shift 2
@@ -37,7 +38,7 @@ bench_build() {
   echo "bench: building Release in $build_dir (log: $log)" >&2
   if ! { cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
            -DRAY_WEBHOOK_BUILD_BENCH=ON -DRAY_WEBHOOK_BUILD_TESTS=OFF "$@" &&
-         cmake --build "$build_dir" -j"$(nproc)" --target ray-webhook ceiling_server review_bench; } \
+         cmake --build "$build_dir" -j"$(nproc)" --target ${BENCH_TARGETS:-ray-webhook ceiling_server review_bench}; } \
        >"$log" 2>&1; then
     grep -E 'error|Error' "$log" | head -20 >&2
     echo "bench: the build failed; see $log" >&2

@@ -3,8 +3,8 @@
 #
 #   bench/load.sh [--duration S] [--connections "1 64"] [--repeat N] [--warmup S]
 #                 [--fixture NAME] [--payloads DIR] [--log-levels "warn info"]
-#                 [--threads N] [--wrk-threads N] [--port P] [--build-dir DIR]
-#                 [--no-build] [--keep]
+#                 [--threads N] [--wrk-threads N] [--port P] [--max-other PCT]
+#                 [--retries N] [--build-dir DIR] [--no-build] [--keep]
 #
 # What it does, on 127.0.0.1 only:
 #   1. installs what is missing with apt-get (scripts/install-deps.sh, plus wrk,
@@ -18,10 +18,15 @@
 #      serve --log-level L for each L of --log-levels — starts it with --threads
 #      pool threads, checks one answer with curl, warms up, then runs wrk for
 #      --duration seconds at each connection count, --repeat times;
-#   5. prints one table: requests/s, p50, p99, errors and the server's peak RSS
-#      (VmHWM from /proc/PID/status, read after the row's runs) per (server,
-#      connections), medians when --repeat > 1; then ray-webhook as a share of the
-#      ceiling and the cost of info logging against warn;
+#   5. prints one table: requests/s, p50, p99, errors, the server's peak RSS
+#      (VmHWM from /proc/PID/status, read after the row's runs) and "other CPU"
+#      per (server, connections), medians when --repeat > 1; then ray-webhook as a
+#      share of the ceiling and the cost of info logging against warn.
+#      "other CPU" is the CPU time used during the run by anything but this server
+#      and wrk, as a share of all CPUs (/proc/stat): above a few percent, another
+#      job shared the machine and the row is low and noisy. A run disturbed by more
+#      than --max-other percent (default 5) is run again, up to --retries times
+#      (default 2), and the last attempt is kept either way;
 #   6. stops everything it started (trap), and removes its temp dir unless --keep.
 #
 # With two or more CPUs the servers are pinned to CPU 0 and wrk to CPU 1
@@ -53,6 +58,8 @@ threads=64
 wrk_threads=1
 port=18443
 build_dir=build-bench
+max_other=5
+retries=2
 build=true
 keep=false
 while [ $# -gt 0 ]; do
@@ -68,6 +75,8 @@ while [ $# -gt 0 ]; do
     --wrk-threads) wrk_threads="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
+    --max-other) max_other="$2"; shift 2 ;;
+    --retries) retries="$2"; shift 2 ;;
     --no-build) build=false; shift ;;
     --keep) keep=true; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -82,7 +91,7 @@ body="$(cd "$(dirname "$body")" && pwd)/$(basename "$body")"
 
 # --- 1. packages ---------------------------------------------------------------
 source bench/lib.sh
-bench_install wrk libbenchmark-dev curl jq util-linux procps
+bench_install wrk libbenchmark-dev curl jq util-linux
 
 # --- 2. temp dir, clean-up, build ------------------------------------------------
 tmp="$(mktemp -d -t ray-webhook-load.XXXXXX)"
@@ -126,7 +135,8 @@ else
 fi
 
 # --- 4. runs -----------------------------------------------------------------------
-results="$tmp/results.tsv"  # server conns rps p50_us p99_us errors vmhwm_kb
+results="$tmp/results.tsv"  # server conns rps p50_us p99_us errors vmhwm_kb other_cpu_percent
+clk_tck="$(getconf CLK_TCK)"
 : >"$results"
 
 # start_server NAME PORT LOGFILE CMD...: starts it pinned, waits until it answers.
@@ -171,15 +181,22 @@ check_answer() {
   fi
 }
 
-# drive NAME PORT CONNS SECONDS: one wrk run; echoes its RESULT line.
+# drive NAME PORT CONNS SECONDS: one wrk run; echoes its RESULT line plus
+# wrk_cpu=SECONDS, the CPU time wrk itself used.
 drive() {
   local name="$1" p="$2" c="$3" s="$4" t="$wrk_threads"
   local out="$tmp/wrk-${name//\//-}-$c.out"
   [ "$t" -gt "$c" ] && t="$c"
-  "${wrk_pin[@]}" wrk -t"$t" -c"$c" -d"${s}s" -s bench/post.lua "https://127.0.0.1:$p/mutate" -- "$body" \
-    >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
-  grep '^RESULT' "$out" || { cat "$out" >&2; exit 1; }
+  local TIMEFORMAT='%U %S'
+  { time "${wrk_pin[@]}" wrk -t"$t" -c"$c" -d"${s}s" -s bench/post.lua "https://127.0.0.1:$p/mutate" -- "$body" \
+      >"$out" 2>&1; } 2>"$out.time" || { cat "$out" >&2; exit 1; }
+  grep -q '^RESULT' "$out" || { cat "$out" >&2; exit 1; }
+  echo "$(grep '^RESULT' "$out") wrk_cpu=$(awk '{print $1 + $2}' "$out.time")"
 }
+
+# CPU jiffies: all CPUs busy and total (from /proc/stat), and one process's (utime + stime).
+cpu_busy_total() { awk 'NR == 1 {t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t}' /proc/stat; }
+proc_jiffies() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 
@@ -190,28 +207,52 @@ run_server() {
   shift 3
   start_server "$name" "$p" "$log" "$@"
   check_answer "$name" "$p"
-  local max_c=0 c r line errors
+  local max_c=0 c r line errors attempt busy0 total0 busy1 total1 own0 own1 other
   for c in $connections; do [ "$c" -gt "$max_c" ] && max_c="$c"; done
   [ "$warmup" != 0 ] && drive "$name" "$p" "$max_c" "$warmup" >/dev/null
   for c in $connections; do
     for r in $(seq "$repeat"); do
-      line="$(drive "$name" "$p" "$c" "$duration")"
+      attempt=0
+      while :; do
+        read -r busy0 total0 < <(cpu_busy_total)
+        own0="$(proc_jiffies "$server_pid")"
+        line="$(drive "$name" "$p" "$c" "$duration")"
+        read -r busy1 total1 < <(cpu_busy_total)
+        own1="$(proc_jiffies "$server_pid")"
+        # CPU used by anything but this server and wrk, as a share of all CPUs during the run.
+        other="$(awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v s=$((own1 - own0)) \
+          -v w="$(field wrk_cpu "$line")" -v hz="$clk_tck" \
+          'BEGIN {o = b - s - w * hz; if (o < 0) o = 0; printf "%.1f", t ? 100 * o / t : 0}')"
+        if awk -v o="$other" -v m="$max_other" 'BEGIN {exit !(o <= m)}' || [ "$attempt" -ge "$retries" ]; then
+          break
+        fi
+        attempt=$((attempt + 1))
+        echo "load.sh: $name c=$c run $r: other CPU $other% > $max_other%, disturbed; again ($attempt of $retries)" >&2
+      done
       errors=$(( $(field connect "$line") + $(field read "$line") + $(field write "$line") +
                  $(field status "$line") + $(field timeout "$line") ))
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
-        "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$server_pid")" >>"$results"
-      echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line")" >&2
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
+        "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$server_pid")" "$other" >>"$results"
+      echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line") other_cpu=$other%" >&2
     done
   done
   stop_server
 }
 
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-load_before="$(loadavg)"
+# Idle share of all CPUs over one second, before anything of ours runs: other work
+# on the machine lowers every figure.
+idle_percent() {
+  local a b
+  a=($(head -1 /proc/stat)); sleep 1; b=($(head -1 /proc/stat))
+  local i total=0 idle=$(( (b[4] + b[5]) - (a[4] + a[5]) ))
+  for i in 1 2 3 4 5 6 7 8; do total=$(( total + b[i] - a[i] )); done
+  echo $(( total > 0 ? 100 * idle / total : 0 ))
+}
+idle_before="$(idle_percent)"
 echo "load.sh: $(basename "$body") ($(wc -c <"$body") bytes) to /mutate, ${duration}s per run," \
-  "connections $connections, repeat $repeat, $pinning, $threads server threads; load average $load_before" >&2
-if awk '{exit !($1 > 0.5)}' /proc/loadavg; then
-  echo "load.sh: warning: the machine is busy (load average $load_before); figures will be low and noisy" >&2
+  "connections $connections, repeat $repeat, $pinning, $threads server threads; CPUs ${idle_before}% idle before" >&2
+if [ "$idle_before" -lt 90 ]; then
+  echo "load.sh: warning: the machine is busy (${idle_before}% idle); figures will be low and noisy" >&2
 fi
 
 run_server ceiling "$port" "$tmp/ceiling.log" \
@@ -224,11 +265,12 @@ for level in $log_levels; do
   echo "load.sh: ray-webhook --log-level $level wrote $(wc -l <"$tmp/webhook-$level.log") log lines," \
     "$(wc -c <"$tmp/webhook-$level.log") bytes" >&2
 done
+idle_after="$(idle_percent)"
 
 # --- 5. table ----------------------------------------------------------------------
 echo
 echo "$(basename "$body") ($(wc -c <"$body") bytes), POST /mutate, ${duration}s x $repeat per row$( [ "$repeat" -gt 1 ] && echo ", medians"), $pinning, $(nproc) CPUs, $threads server threads"
-echo "load average before $load_before, after $(loadavg)"
+echo "CPUs idle before the runs: ${idle_before}%, after: ${idle_after}%$( [ "$idle_before" -lt 90 ] || [ "$idle_after" -lt 90 ] && echo " (below 90%: something else was running)")"
 awk -F'\t' -v conn_order="$connections" '
   # Portable (mawk has no asort): insertion sort, then the middle.
   function median(list,   a, n, i, j, v) {
@@ -244,15 +286,15 @@ awk -F'\t' -v conn_order="$connections" '
     key = $1 "\t" $2
     if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
     rps[key] = rps[key] " " $3; p50[key] = p50[key] " " $4; p99[key] = p99[key] " " $5
-    err[key] += $6; hwm[key] = $7
+    err[key] += $6; hwm[key] = $7; oth[key] = oth[key] " " $8
   }
   END {
-    printf "%-20s %5s %12s %9s %9s %7s %10s\n", "server", "conns", "requests/s", "p50 ms", "p99 ms", "errors", "VmHWM MB"
+    printf "%-20s %5s %12s %9s %9s %7s %10s %11s\n", "server", "conns", "requests/s", "p50 ms", "p99 ms", "errors", "VmHWM MB", "other CPU"
     for (i = 1; i <= rows; i++) {
       k = order[i]; split(k, kk, "\t")
       m = median(rps[k]); med_rps[k] = m
-      printf "%-20s %5d %12.0f %9.3f %9.3f %7d %10.1f\n", kk[1], kk[2], m, median(p50[k]) / 1000,
-        median(p99[k]) / 1000, err[k], hwm[k] / 1024
+      printf "%-20s %5d %12.0f %9.3f %9.3f %7d %10.1f %10.1f%%\n", kk[1], kk[2], m, median(p50[k]) / 1000,
+        median(p99[k]) / 1000, err[k], hwm[k] / 1024, median(oth[k])
     }
     print ""
     nc = split(conn_order, cs, " ")

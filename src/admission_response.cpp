@@ -1,6 +1,7 @@
 #include "ray_webhook/admission_response.h"
 
 #include "ray_webhook/base64.h"
+#include "ray_webhook/json_writer.h"
 
 namespace ray_webhook {
 namespace {
@@ -14,30 +15,46 @@ std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 }  // namespace
 
 std::string EncodePatch(const std::vector<PatchOperation>& patch) {
-  json ops = json::array();
-  for (const PatchOperation& p : patch) {
-    json op{{"op", p.op}, {"path", p.path}};
-    if (p.op != "remove") op["value"] = p.value;
-    ops.push_back(std::move(op));
+  std::string out;
+  out.reserve(256 * patch.size());
+  JsonWriter w(out);
+  w.Raw("[");
+  for (std::size_t i = 0; i < patch.size(); ++i) {
+    const PatchOperation& p = patch[i];
+    w.Raw(i == 0 ? "{\"op\":" : ",{\"op\":").String(p.op).Raw(",\"path\":").String(p.path);
+    if (p.op != "remove") w.Raw(",\"value\":").Value(p.value);
+    w.Raw("}");
   }
-  return Dump(ops);
+  w.Raw("]");
+  return out;
 }
 
+// Written by hand rather than through a JSON tree: this runs on every request,
+// and building then serialising a tree cost more than the rest of the review.
 std::string EncodeAdmissionResponse(const AdmissionRequest& request, const Decision& decision) {
-  json response{{"uid", request.uid}, {"allowed", decision.allowed}};
+  std::string out;
+  out.reserve(256);
+  JsonWriter w(out);
+  w.Raw("{\"apiVersion\":").String(ApiVersionString(request.version));
+  w.Raw(",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":").String(request.uid);
+  w.Raw(decision.allowed ? ",\"allowed\":true" : ",\"allowed\":false");
   if (!decision.allowed) {
-    response["status"] = json{{"status", "Failure"},
-                              {"code", decision.denial.code},
-                              {"reason", decision.denial.reason},
-                              {"message", decision.denial.message}};
+    w.Raw(",\"status\":{\"status\":\"Failure\",\"code\":").Raw(std::to_string(decision.denial.code));
+    w.Raw(",\"reason\":").String(decision.denial.reason).Raw(",\"message\":").String(decision.denial.message).Raw("}");
   } else if (!decision.patch.empty()) {
-    response["patchType"] = "JSONPatch";
-    response["patch"] = Base64Encode(EncodePatch(decision.patch));
+    // base64 has no characters that need escaping.
+    w.Raw(",\"patchType\":\"JSONPatch\",\"patch\":\"").Raw(Base64Encode(EncodePatch(decision.patch))).Raw("\"");
   }
-  if (!decision.warnings.empty()) response["warnings"] = decision.warnings;
-  return Dump(json{{"apiVersion", ApiVersionString(request.version)},
-                   {"kind", "AdmissionReview"},
-                   {"response", std::move(response)}});
+  if (!decision.warnings.empty()) {
+    w.Raw(",\"warnings\":[");
+    for (std::size_t i = 0; i < decision.warnings.size(); ++i) {
+      if (i > 0) w.Raw(",");
+      w.String(decision.warnings[i]);
+    }
+    w.Raw("]");
+  }
+  w.Raw("}}");
+  return out;
 }
 
 std::string EncodeErrorStatus(int http_code, std::string_view reason, std::string_view message) {

@@ -63,7 +63,10 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                           .Add({});
   for (Mutation m : {Mutation::kFqRayIpAdded, Mutation::kRayIpAdded, Mutation::kAddressRewritten,
                      Mutation::kRayAddressRewritten, Mutation::kHeadNamed}) {
-    mutations_->Add({{"kind", std::string(MutationName(m))}});
+    mutation_counters_.at(static_cast<std::size_t>(m)) = &mutations_->Add({{"kind", std::string(MutationName(m))}});
+  }
+  for (const char* rule : {"duplicate-mount", "head-name", "second-head"}) {
+    denial_counters_[rule] = &denials_->Add({{"rule", rule}});
   }
   lookups_->Add({{"result", "ok"}});
   lookups_->Add({{"result", "error"}});
@@ -77,11 +80,11 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
 Metrics::PerWebhook& Metrics::For(std::string_view webhook) { return webhook == "/mutate" ? mutate_ : validate_; }
 
 prometheus::Counter& Metrics::Code(PerWebhook& w, std::string_view webhook, int code) {
+  if (code < 0 || code >= static_cast<int>(w.by_code.size())) code = 500;
+  if (prometheus::Counter* c = w.by_code[code].load(std::memory_order_acquire)) return *c;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = w.by_code.find(code);
-  if (it != w.by_code.end()) return *it->second;
   auto& c = requests_->Add({{"webhook", std::string(webhook)}, {"code", std::to_string(code)}});
-  w.by_code[code] = &c;
+  w.by_code[code].store(&c, std::memory_order_release);
   return c;
 }
 
@@ -95,8 +98,15 @@ void Metrics::RequestFinished(std::string_view webhook, int http_code, double se
 }
 
 void Metrics::CountDecision(const Decision& decision) {
-  for (Mutation m : decision.mutations) mutations_->Add({{"kind", std::string(MutationName(m))}}).Increment();
-  if (!decision.allowed) denials_->Add({{"rule", decision.denial.rule}}).Increment();
+  for (Mutation m : decision.mutations) mutation_counters_.at(static_cast<std::size_t>(m))->Increment();
+  if (!decision.allowed) {
+    std::lock_guard<std::mutex> lock(mutex_);  // denials are rare
+    auto it = denial_counters_.find(decision.denial.rule);
+    if (it == denial_counters_.end()) {
+      it = denial_counters_.emplace(decision.denial.rule, &denials_->Add({{"rule", decision.denial.rule}})).first;
+    }
+    it->second->Increment();
+  }
   if (!decision.warnings.empty()) warnings_->Increment(static_cast<double>(decision.warnings.size()));
 }
 

@@ -188,14 +188,15 @@ ReviewDecoder::ReviewDecoder(std::size_t max_depth) : impl_(std::make_unique<Imp
 
 ReviewDecoder::~ReviewDecoder() = default;
 
-DecodeResult ReviewDecoder::Decode(std::string_view body) {
+DecodeResult ReviewDecoder::Decode(std::string_view body, std::size_t readable_padding) {
   DecodeResult result;
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     result.error = "request body is empty; expected an AdmissionReview";
     return result;
   }
   element root;
-  auto parse_error = impl_->parser.parse(body.data(), body.size(), true).get(root);
+  const bool copy = readable_padding < simdjson::SIMDJSON_PADDING;
+  auto parse_error = impl_->parser.parse(body.data(), body.size(), copy).get(root);
   if (parse_error == simdjson::DEPTH_ERROR) {
     result.error = "request body is nested too deeply";
     return result;

@@ -6,9 +6,9 @@
 namespace ray_webhook {
 
 ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Config& config, ReviewDecoder& decoder,
-                           const HeadLookup& lookup) {
+                           const HeadLookup& lookup, std::size_t body_padding) {
   ReviewOutcome out;
-  DecodeResult decoded = decoder.Decode(body);
+  DecodeResult decoded = decoder.Decode(body, body_padding);
   if (!decoded.request) {
     out.http_status = 400;
     out.error = std::move(decoded.error);

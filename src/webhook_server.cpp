@@ -93,7 +93,8 @@ struct WebhookServer::Impl {
     const char* path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
     metrics.RequestStarted(path);
     const auto start = Clock::now();
-    ReviewOutcome out = HandleReview(req.body, endpoint, config, decoder, lookup);
+    ReviewOutcome out =
+        HandleReview(req.body, endpoint, config, decoder, lookup, req.body.capacity() - req.body.size());
     const auto elapsed = Clock::now() - start;
     res.status = out.http_status;
     res.set_content(std::move(out.body), kJson);
@@ -248,6 +249,8 @@ bool WebhookServer::Bind(std::string* error) {
   }
   m.metrics.CountCertificateRead(true);
   if (!ApplyTlsPolicy(s.ssl_context(), c, error) || !m.certificate.Install(s.ssl_context())) return false;
+  // Idle keep-alive connections give their 2 x 16 KiB record buffers back.
+  SSL_CTX_set_mode(s.ssl_context(), SSL_MODE_RELEASE_BUFFERS);
   if (!m.tracker.Install(s.ssl_context())) {
     *error = "cannot hook connection tracking into OpenSSL";
     return false;

@@ -5,8 +5,10 @@
 // controller_runtime_webhook_latency_seconds{webhook},
 // controller_runtime_webhook_requests_in_flight{webhook}), its certificate
 // watcher counters (certwatcher_read_certificate_total and _errors_total),
-// and the project's own ray_webhook_* counters. All methods are thread-safe;
-// the hot path touches only pre-built counters.
+// and the project's own ray_webhook_* counters. All methods are thread-safe.
+// The per-request path takes no lock of its own and never builds label sets:
+// with many server threads on one core, a lock held by a preempted thread
+// stalls every other request behind it.
 #pragma once
 
 #include <prometheus/counter.h>
@@ -15,6 +17,8 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,7 +51,7 @@ class Metrics {
   struct PerWebhook {
     prometheus::Gauge* in_flight;
     prometheus::Histogram* latency;
-    std::map<int, prometheus::Counter*> by_code;
+    std::array<std::atomic<prometheus::Counter*>, 600> by_code{};  // HTTP status -> counter, made on first use
   };
   PerWebhook& For(std::string_view webhook);
   prometheus::Counter& Code(PerWebhook& w, std::string_view webhook, int code);
@@ -58,6 +62,8 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>* in_flight_;
   prometheus::Family<prometheus::Counter>* mutations_;
   prometheus::Family<prometheus::Counter>* denials_;
+  std::array<prometheus::Counter*, 5> mutation_counters_{};  // by Mutation
+  std::map<std::string, prometheus::Counter*, std::less<>> denial_counters_;  // by rule; guarded by mutex_
   prometheus::Counter* warnings_;
   prometheus::Counter* cert_reads_;
   prometheus::Counter* cert_read_errors_;

@@ -31,7 +31,10 @@ class ReviewDecoder {
   ReviewDecoder(const ReviewDecoder&) = delete;
   ReviewDecoder& operator=(const ReviewDecoder&) = delete;
 
-  DecodeResult Decode(std::string_view body);
+  // readable_padding: how many bytes after the body may be read (not
+  // written), e.g. a std::string's spare capacity. With enough of it the
+  // parser reads the body in place instead of copying it first.
+  DecodeResult Decode(std::string_view body, std::size_t readable_padding = 0);
 
  private:
   struct Impl;

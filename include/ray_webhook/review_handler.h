@@ -35,7 +35,8 @@ struct ReviewOutcome {
 // Lists the head Pods of RayCluster `cluster` in `namespace_name`.
 using HeadLookup = std::function<PodListResult(std::string_view namespace_name, std::string_view cluster)>;
 
+// body_padding: see ReviewDecoder::Decode.
 ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Config& config, ReviewDecoder& decoder,
-                           const HeadLookup& lookup = {});
+                           const HeadLookup& lookup = {}, std::size_t body_padding = 0);
 
 }  // namespace ray_webhook
