@@ -1,5 +1,7 @@
 #include "ray_webhook/admission_response.h"
 
+#include <nlohmann/json.hpp>
+
 #include "ray_webhook/base64.h"
 #include "ray_webhook/json_writer.h"
 
@@ -12,6 +14,27 @@ using nlohmann::json;
 // that ever changes.
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+void WriteEnvEntry(JsonWriter& w, const EnvEntry& e) {
+  w.Raw("{\"name\":").String(e.name).Raw(",\"value\":").String(e.value).Raw("}");
+}
+
+void WritePatchValue(JsonWriter& w, const PatchValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) {
+    w.String(*s);
+  } else if (const auto* e = std::get_if<EnvEntry>(&value)) {
+    WriteEnvEntry(w, *e);
+  } else if (const auto* list = std::get_if<std::vector<EnvEntry>>(&value)) {
+    w.Raw("[");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      if (i > 0) w.Raw(",");
+      WriteEnvEntry(w, (*list)[i]);
+    }
+    w.Raw("]");
+  } else {
+    w.Raw("null");
+  }
+}
+
 }  // namespace
 
 std::string EncodePatch(const std::vector<PatchOperation>& patch) {
@@ -22,7 +45,10 @@ std::string EncodePatch(const std::vector<PatchOperation>& patch) {
   for (std::size_t i = 0; i < patch.size(); ++i) {
     const PatchOperation& p = patch[i];
     w.Raw(i == 0 ? "{\"op\":" : ",{\"op\":").String(p.op).Raw(",\"path\":").String(p.path);
-    if (p.op != "remove") w.Raw(",\"value\":").Value(p.value);
+    if (p.op != "remove") {
+      w.Raw(",\"value\":");
+      WritePatchValue(w, p.value);
+    }
     w.Raw("}");
   }
   w.Raw("]");

@@ -8,22 +8,18 @@
 namespace ray_webhook {
 namespace {
 
-nlohmann::json EnvEntry(std::string_view name, std::string_view value) {
-  return nlohmann::json{{"name", name}, {"value", value}};
-}
-
 // Adds FQ_RAY_IP and RAY_IP where absent. An existing entry wins whatever its
 // value, since the user or the operator set it on purpose.
 void EnsureHeadEnv(const Container& c, std::string_view list, std::size_t index, std::string_view service,
                    std::string_view fqdn, Decision& decision) {
   const std::string i = std::to_string(index);
-  nlohmann::json missing = nlohmann::json::array();
+  std::vector<EnvEntry> missing;
   if (!FindEnv(c, "FQ_RAY_IP")) {
-    missing.push_back(EnvEntry("FQ_RAY_IP", fqdn));
+    missing.push_back({"FQ_RAY_IP", std::string(fqdn)});
     decision.mutations.push_back(Mutation::kFqRayIpAdded);
   }
   if (!FindEnv(c, "RAY_IP")) {
-    missing.push_back(EnvEntry("RAY_IP", service));
+    missing.push_back({"RAY_IP", std::string(service)});
     decision.mutations.push_back(Mutation::kRayIpAdded);
   }
   if (missing.empty()) return;

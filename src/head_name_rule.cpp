@@ -25,7 +25,7 @@ void PlanHeadName(const Pod& pod, const RayPodIdentity& identity, Decision& deci
   // Kubernetes ignores generateName once a name is set; left in place it turns
   // a duplicate into "the server was not able to generate a unique name".
   if (!pod.metadata.generate_name.empty()) {
-    decision.patch.push_back({"remove", JsonPointer({"metadata", "generateName"}), nullptr});
+    decision.patch.push_back({"remove", JsonPointer({"metadata", "generateName"}), {}});
   }
 }
 

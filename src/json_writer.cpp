@@ -28,38 +28,4 @@ JsonWriter& JsonWriter::String(std::string_view text) {
   return *this;
 }
 
-JsonWriter& JsonWriter::Value(const nlohmann::json& value) {
-  switch (value.type()) {
-    case nlohmann::json::value_t::string: return String(value.get_ref<const std::string&>());
-    case nlohmann::json::value_t::object: {
-      out_ += '{';
-      bool first = true;
-      for (const auto& [key, member] : value.items()) {
-        if (!first) out_ += ',';
-        first = false;
-        String(key);
-        out_ += ':';
-        Value(member);
-      }
-      out_ += '}';
-      return *this;
-    }
-    case nlohmann::json::value_t::array: {
-      out_ += '[';
-      bool first = true;
-      for (const auto& element : value) {
-        if (!first) out_ += ',';
-        first = false;
-        Value(element);
-      }
-      out_ += ']';
-      return *this;
-    }
-    default:
-      // Numbers, booleans and null: nlohmann's own spelling.
-      out_ += value.dump();
-      return *this;
-  }
-}
-
 }  // namespace ray_webhook

@@ -9,18 +9,29 @@
 
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ray_webhook/config.h"
 
 namespace ray_webhook {
 
+// One entry of a container's env list, as a patch adds it.
+struct EnvEntry {
+  std::string name;
+  std::string value;
+  friend bool operator==(const EnvEntry&, const EnvEntry&) = default;
+};
+
+// What a patch operation carries: nothing ("remove"), a string, one env entry,
+// or a new env list. Plain types rather than a JSON tree: building and
+// freeing trees cost a third of a review.
+using PatchValue = std::variant<std::monostate, std::string, EnvEntry, std::vector<EnvEntry>>;
+
 struct PatchOperation {
   std::string op;  // "add", "replace" or "remove"; lists are appended to, never replaced
   std::string path;
-  nlohmann::json value;  // not sent for "remove"
+  PatchValue value;
 };
 
 // What a patch did, for logs and metrics; one entry per change.

@@ -3,14 +3,12 @@
 // Contract: String() escapes quotes, backslashes and control characters as
 // RFC 8259 requires and copies everything else as is, so valid UTF-8 in means
 // valid JSON out (every string the core writes comes from a UTF-8-validated
-// parse or from the core itself). Value() writes an nlohmann::json value the
-// same way. No allocation beyond the output string's own growth.
+// parse or from the core itself). No allocation beyond the output string's
+// own growth.
 #pragma once
 
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace ray_webhook {
 
@@ -23,7 +21,6 @@ class JsonWriter {
     return *this;
   }
   JsonWriter& String(std::string_view text);
-  JsonWriter& Value(const nlohmann::json& value);
 
  private:
   std::string& out_;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "ray_webhook/base64.h"
 
 namespace ray_webhook {
@@ -30,17 +32,24 @@ TEST(AdmissionResponse, AllowWithoutPatchHasNeitherPatchField) {
 
 TEST(AdmissionResponse, PatchAndPatchTypeComeTogether) {
   Decision d;
-  d.patch.push_back({"add", "/spec/containers/0/env/-", json{{"name", "RAY_IP"}, {"value", "h"}}});
+  d.patch.push_back({"add", "/spec/containers/0/env/-", EnvEntry{"RAY_IP", "h"}});
+  d.patch.push_back({"add", "/spec/containers/1/env", std::vector<EnvEntry>{{"A", "a\"b"}}});
+  d.patch.push_back({"replace", "/spec/containers/0/args/0", std::string("ray start")});
+  d.patch.push_back({"remove", "/metadata/generateName", {}});
   const json j = json::parse(EncodeAdmissionResponse(Request(ReviewVersion::kV1beta1), d));
   EXPECT_EQ(j["apiVersion"], "admission.k8s.io/v1beta1");
   EXPECT_EQ(j["response"]["patchType"], "JSONPatch");
-  EXPECT_EQ(j["response"]["patch"], Base64Encode(R"([{"op":"add","path":"/spec/containers/0/env/-","value":{"name":"RAY_IP","value":"h"}}])"));
+  EXPECT_EQ(j["response"]["patch"],
+            Base64Encode(R"([{"op":"add","path":"/spec/containers/0/env/-","value":{"name":"RAY_IP","value":"h"}},)"
+                         R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"A","value":"a\"b"}]},)"
+                         R"({"op":"replace","path":"/spec/containers/0/args/0","value":"ray start"},)"
+                         R"({"op":"remove","path":"/metadata/generateName"}])"));
 }
 
 TEST(AdmissionResponse, DenialCarriesStatus) {
   Decision d;
   d.warnings.push_back("w");
-  d.patch.push_back({"add", "/x", 1});
+  d.patch.push_back({"add", "/x", std::string("1")});
   d.Deny({422, "Invalid", "duplicate-mount", "container \"a\" mounts \"/x\" 2 times"});
   const json j = json::parse(EncodeAdmissionResponse(Request(), d));
   const json& r = j["response"];

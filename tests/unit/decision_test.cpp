@@ -9,7 +9,7 @@ Denial Finding() { return {422, "Invalid", "duplicate-mount", std::string(300, '
 
 TEST(Decision, EnforceDeniesAndDropsThePatch) {
   Decision d;
-  d.patch.push_back({"add", "/x", 1});
+  d.patch.push_back({"add", "/x", std::string("1")});
   d.mutations.push_back(Mutation::kHeadNamed);
   d.Apply(RuleMode::kEnforce, Finding());
   EXPECT_FALSE(d.allowed);

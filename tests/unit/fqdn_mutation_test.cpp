@@ -7,8 +7,9 @@
 namespace ray_webhook {
 namespace {
 
-using nlohmann::json;
 using testing::PodBuilder;
+
+PatchValue Str(const char* s) { return std::string(s); }
 
 Decision Plan(const PodBuilder& b, std::string_view ns = "default", std::string domain = "cluster.local") {
   Config config;
@@ -32,11 +33,11 @@ TEST(FqdnMutation, WorkerGetsEnvAppendedAndAddressRewritten) {
   ASSERT_EQ(d.patch.size(), 3u);
   EXPECT_EQ(d.patch[0].op, "replace");
   EXPECT_EQ(d.patch[0].path, "/spec/containers/0/args/0");
-  EXPECT_EQ(d.patch[0].value, "ray start --address=rc-head-svc.team-a.svc.cluster.local:6379 --block");
+  EXPECT_EQ(d.patch[0].value, Str("ray start --address=rc-head-svc.team-a.svc.cluster.local:6379 --block"));
   EXPECT_EQ(d.patch[1].op, "add");
   EXPECT_EQ(d.patch[1].path, "/spec/containers/0/env/-");
-  EXPECT_EQ(d.patch[1].value, (json{{"name", "FQ_RAY_IP"}, {"value", "rc-head-svc.team-a.svc.cluster.local"}}));
-  EXPECT_EQ(d.patch[2].value, (json{{"name", "RAY_IP"}, {"value", "rc-head-svc"}}));
+  EXPECT_EQ(d.patch[1].value, PatchValue(EnvEntry{"FQ_RAY_IP", "rc-head-svc.team-a.svc.cluster.local"}));
+  EXPECT_EQ(d.patch[2].value, PatchValue(EnvEntry{"RAY_IP", "rc-head-svc"}));
 }
 
 TEST(FqdnMutation, ClusterDomainComesFromConfig) {
@@ -44,7 +45,7 @@ TEST(FqdnMutation, ClusterDomainComesFromConfig) {
   b.RayWorker("rc").Container("ray-worker").EmptyEnvList();
   const Decision d = Plan(b, "ns", "app.pre");
   ASSERT_FALSE(d.patch.empty());
-  EXPECT_EQ(d.patch[0].value["value"], "rc-head-svc.ns.svc.app.pre");
+  EXPECT_EQ(std::get<EnvEntry>(d.patch[0].value).value, "rc-head-svc.ns.svc.app.pre");
 }
 
 TEST(FqdnMutation, MissingEnvListIsCreatedNotReplaced) {
@@ -54,9 +55,10 @@ TEST(FqdnMutation, MissingEnvListIsCreatedNotReplaced) {
   ASSERT_EQ(d.patch.size(), 1u);
   EXPECT_EQ(d.patch[0].op, "add");
   EXPECT_EQ(d.patch[0].path, "/spec/containers/0/env");
-  ASSERT_EQ(d.patch[0].value.size(), 2u);
-  EXPECT_EQ(d.patch[0].value[0]["name"], "FQ_RAY_IP");
-  EXPECT_EQ(d.patch[0].value[1]["name"], "RAY_IP");
+  const auto& list = std::get<std::vector<EnvEntry>>(d.patch[0].value);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].name, "FQ_RAY_IP");
+  EXPECT_EQ(list[1].name, "RAY_IP");
 }
 
 TEST(FqdnMutation, ExistingEntriesWinWhateverTheirValue) {
@@ -67,7 +69,7 @@ TEST(FqdnMutation, ExistingEntriesWinWhateverTheirValue) {
   only_fq.RayWorker("rc").Container("ray-worker").EnvFrom("FQ_RAY_IP");
   const Decision d = Plan(only_fq);
   ASSERT_EQ(d.patch.size(), 1u);
-  EXPECT_EQ(d.patch[0].value["name"], "RAY_IP");
+  EXPECT_EQ(std::get<EnvEntry>(d.patch[0].value).name, "RAY_IP");
 }
 
 TEST(FqdnMutation, ShortRayAddressIsRewrittenInPlace) {
@@ -77,7 +79,7 @@ TEST(FqdnMutation, ShortRayAddressIsRewrittenInPlace) {
   ASSERT_EQ(d.patch.size(), 1u);
   EXPECT_EQ(d.patch[0].op, "replace");
   EXPECT_EQ(d.patch[0].path, "/spec/containers/0/env/0/value");
-  EXPECT_EQ(d.patch[0].value, "rc-head-svc.default.svc.cluster.local:6379");
+  EXPECT_EQ(d.patch[0].value, Str("rc-head-svc.default.svc.cluster.local:6379"));
 }
 
 TEST(FqdnMutation, AddressInCommandElements) {
@@ -86,7 +88,7 @@ TEST(FqdnMutation, AddressInCommandElements) {
   const Decision d = Plan(b);
   const PatchOperation* op = FindOp(d, "/spec/containers/0/command/2");
   ASSERT_NE(op, nullptr);
-  EXPECT_EQ(op->value, "--address=rc-head-svc.default.svc.cluster.local:6379");
+  EXPECT_EQ(op->value, Str("--address=rc-head-svc.default.svc.cluster.local:6379"));
 }
 
 TEST(FqdnMutation, InitContainersGetEnvButKeepTheirCommands) {
@@ -98,7 +100,7 @@ TEST(FqdnMutation, InitContainersGetEnvButKeepTheirCommands) {
   ASSERT_EQ(d.patch.size(), 2u);
   EXPECT_EQ(d.patch[0].path, "/spec/initContainers/0/env");
   EXPECT_EQ(d.patch[1].path, "/spec/initContainers/1/env/-");
-  EXPECT_EQ(d.patch[1].value["name"], "RAY_IP");
+  EXPECT_EQ(std::get<EnvEntry>(d.patch[1].value).name, "RAY_IP");
 }
 
 // KubeRay gives the head Ray container neither variable: it reaches GCS on localhost.
@@ -117,9 +119,9 @@ TEST(FqdnMutation, TwoBareHostsOnlyTheFirstIsTheHeadAndTheResultIsStable) {
   b.RayWorker("rc").Container("ray-worker").Arg("ray start --address=first:1 --address=second:2").Env("RAY_IP", "$(X)");
   const Decision d = Plan(b);
   ASSERT_FALSE(d.patch.empty());
-  EXPECT_EQ(d.patch[0].value, "ray start --address=first.default.svc.cluster.local:1 --address=second:2");
+  EXPECT_EQ(d.patch[0].value, Str("ray start --address=first.default.svc.cluster.local:1 --address=second:2"));
   PodBuilder after;
-  after.RayWorker("rc").Container("ray-worker").Arg(d.patch[0].value.get<std::string>()).Env("RAY_IP", "$(X)").Env(
+  after.RayWorker("rc").Container("ray-worker").Arg(std::get<std::string>(d.patch[0].value)).Env("RAY_IP", "$(X)").Env(
       "FQ_RAY_IP", "first.default.svc.cluster.local");
   EXPECT_TRUE(Plan(after).patch.empty());
 }

@@ -19,7 +19,7 @@ TEST(PlanHeadName, GenerateNameOnlyHeadIsNamedAndGenerateNameDropped) {
   ASSERT_EQ(d.patch.size(), 2u);
   EXPECT_EQ(d.patch[0].op, "add");
   EXPECT_EQ(d.patch[0].path, "/metadata/name");
-  EXPECT_EQ(d.patch[0].value, "raycluster-kuberay-head");
+  EXPECT_EQ(std::get<std::string>(d.patch[0].value), "raycluster-kuberay-head");
   EXPECT_EQ(d.patch[1].op, "remove");
   EXPECT_EQ(d.patch[1].path, "/metadata/generateName");
   EXPECT_EQ(d.mutations, std::vector<Mutation>{Mutation::kHeadNamed});

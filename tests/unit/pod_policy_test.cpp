@@ -86,7 +86,7 @@ TEST(PodPolicy, NamespaceFallsBackToTheObject) {
   r.pod->metadata.namespace_name = "from-object";
   const Decision d = Decide(r, Endpoint::kMutate, Config{});
   ASSERT_FALSE(d.patch.empty());
-  EXPECT_EQ(d.patch[0].value, "ray start --address=rc-head-svc.from-object.svc.cluster.local:6379");
+  EXPECT_EQ(std::get<std::string>(d.patch[0].value), "ray start --address=rc-head-svc.from-object.svc.cluster.local:6379");
 }
 
 TEST(PodPolicy, NoNamespaceAtAllMeansNoGuessedAddress) {
