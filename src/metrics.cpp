@@ -2,6 +2,8 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace ray_webhook {
@@ -9,8 +11,8 @@ namespace {
 
 // controller-runtime uses Prometheus' default buckets; the finer ones below
 // them resolve a webhook that answers in microseconds.
-const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {
-    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+constexpr std::array<double, 16> kLatencyBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                    0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
 
 constexpr int kCommonCodes[] = {200, 400, 404, 405, 413, 415, 500};
 
@@ -21,10 +23,6 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                    .Name("controller_runtime_webhook_requests_total")
                    .Help("Total number of admission requests by HTTP status code.")
                    .Register(*registry_);
-  latency_ = &prometheus::BuildHistogram()
-                  .Name("controller_runtime_webhook_latency_seconds")
-                  .Help("Histogram of the latency of processing admission requests")
-                  .Register(*registry_);
   in_flight_ = &prometheus::BuildGauge()
                     .Name("controller_runtime_webhook_requests_in_flight")
                     .Help("Current number of admission requests being served.")
@@ -72,7 +70,6 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   lookups_->Add({{"result", "error"}});
   for (auto [w, name] : {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}}) {
     w->in_flight = &in_flight_->Add({{"webhook", name}});
-    w->latency = &latency_->Add({{"webhook", name}}, kLatencyBuckets);
     for (int code : kCommonCodes) w->by_code[code] = &requests_->Add({{"webhook", name}, {"code", std::to_string(code)}});
   }
 }
@@ -93,7 +90,10 @@ void Metrics::RequestStarted(std::string_view webhook) { For(webhook).in_flight-
 void Metrics::RequestFinished(std::string_view webhook, int http_code, double seconds) {
   PerWebhook& w = For(webhook);
   w.in_flight->Decrement();
-  w.latency->Observe(seconds);
+  const auto bucket = static_cast<std::size_t>(
+      std::lower_bound(kLatencyBuckets.begin(), kLatencyBuckets.end(), seconds) - kLatencyBuckets.begin());
+  w.latency.counts[bucket].fetch_add(1, std::memory_order_relaxed);
+  w.latency.sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
   Code(w, webhook, http_code).Increment();
 }
 
@@ -120,8 +120,27 @@ void Metrics::CountHeadLookup(bool ok) { lookups_->Add({{"result", ok ? "ok" : "
 void Metrics::CountConnectionsCut(std::size_t n) { connections_cut_->Increment(static_cast<double>(n)); }
 
 std::string Metrics::Render() const {
+  auto families = registry_->Collect();
+  prometheus::MetricFamily latency;
+  latency.name = "controller_runtime_webhook_latency_seconds";
+  latency.help = "Histogram of the latency of processing admission requests";
+  latency.type = prometheus::MetricType::Histogram;
+  for (auto [w, name] : {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}}) {
+    prometheus::ClientMetric m;
+    m.label.push_back({"webhook", name});
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i <= kBuckets; ++i) {
+      cumulative += w->latency.counts[i].load(std::memory_order_relaxed);
+      m.histogram.bucket.push_back(
+          {cumulative, i < kBuckets ? kLatencyBuckets[i] : std::numeric_limits<double>::infinity()});
+    }
+    m.histogram.sample_count = cumulative;
+    m.histogram.sample_sum = static_cast<double>(w->latency.sum_ns.load(std::memory_order_relaxed)) / 1e9;
+    latency.metric.push_back(std::move(m));
+  }
+  families.push_back(std::move(latency));
   std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  prometheus::TextSerializer().Serialize(out, families);
   return out.str();
 }
 

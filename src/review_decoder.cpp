@@ -178,6 +178,9 @@ Pod DecodePod(object obj, Reader& r) {
 
 struct ReviewDecoder::Impl {
   simdjson::dom::parser parser;
+  // Bodies without readable padding are copied here; reused, so a review
+  // allocates nothing for the copy once the buffer has grown.
+  std::string scratch;
 };
 
 ReviewDecoder::ReviewDecoder(std::size_t max_depth) : impl_(std::make_unique<Impl>()) {
@@ -195,8 +198,14 @@ DecodeResult ReviewDecoder::Decode(std::string_view body, std::size_t readable_p
     return result;
   }
   element root;
-  const bool copy = readable_padding < simdjson::SIMDJSON_PADDING;
-  auto parse_error = impl_->parser.parse(body.data(), body.size(), copy).get(root);
+  const char* data = body.data();
+  if (readable_padding < simdjson::SIMDJSON_PADDING) {
+    std::string& scratch = impl_->scratch;
+    if (scratch.capacity() < body.size() + simdjson::SIMDJSON_PADDING) scratch.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+    scratch.assign(body.data(), body.size());
+    data = scratch.data();
+  }
+  auto parse_error = impl_->parser.parse(data, body.size(), false).get(root);
   if (parse_error == simdjson::DEPTH_ERROR) {
     result.error = "request body is nested too deeply";
     return result;

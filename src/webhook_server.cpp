@@ -106,6 +106,7 @@ struct WebhookServer::Impl {
     }
     const Decision& d = out.decision;
     metrics.CountDecision(d);
+    if (!spdlog::should_log(spdlog::level::info)) return;  // skip building the fields
     // Never env values or whole objects: they may hold secrets.
     spdlog::info(
         "review path={} uid={} namespace={} pod={} cluster={} decision={} rule={} patch_ops={} warnings={} "

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,9 +49,16 @@ class Metrics {
   std::string Render() const;
 
  private:
+  // prometheus-cpp's Histogram locks a mutex on every Observe, so latency is
+  // kept in atomics here and handed to the serializer as a histogram family.
+  static constexpr std::size_t kBuckets = 16;
+  struct Latency {
+    std::array<std::atomic<std::uint64_t>, kBuckets + 1> counts{};  // the last one is +Inf
+    std::atomic<std::uint64_t> sum_ns{0};
+  };
   struct PerWebhook {
     prometheus::Gauge* in_flight;
-    prometheus::Histogram* latency;
+    Latency latency;
     std::array<std::atomic<prometheus::Counter*>, 600> by_code{};  // HTTP status -> counter, made on first use
   };
   PerWebhook& For(std::string_view webhook);
@@ -58,7 +66,6 @@ class Metrics {
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* requests_;
-  prometheus::Family<prometheus::Histogram>* latency_;
   prometheus::Family<prometheus::Gauge>* in_flight_;
   prometheus::Family<prometheus::Counter>* mutations_;
   prometheus::Family<prometheus::Counter>* denials_;
