@@ -1,6 +1,5 @@
 // ray-webhook: entry point. Parses the command line, then either reviews one
 // file offline or runs the HTTPS server until SIGTERM or SIGINT.
-#include <malloc.h>
 #include <spdlog/async.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -53,9 +52,6 @@ int RunServe(const Config& config) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // glibc gives each of many threads' first allocations an arena of its own;
-  // a few shared arenas keep the resident size small under load.
-  mallopt(M_ARENA_MAX, 2);
   // Logs go to stderr, leaving stdout to answers (review) and to nothing
   // (serve). A background thread writes them: request threads only queue a
   // line, and under overload the oldest queued lines are dropped rather than
