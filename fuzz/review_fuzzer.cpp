@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ray_webhook/base64.h"
 #include "ray_webhook/review_handler.h"
 
 namespace {
@@ -25,24 +26,6 @@ void Require(bool ok) {
   if (!ok) std::abort();
 }
 
-std::string Base64Decode(const std::string& in) {
-  static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const auto pos = kAlphabet.find(c);
-    Require(pos != std::string::npos);
-    buffer = (buffer << 6) | static_cast<unsigned>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
 
 // Returns the decoded patch, or a null json when there is none.
 json CheckAnswer(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
@@ -57,7 +40,7 @@ json CheckAnswer(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
   Require(resp.contains("patch") == resp.contains("patchType"));
   if (!resp.contains("patch")) return nullptr;
   Require(endpoint == Endpoint::kMutate && resp.at("allowed") == true);
-  const json patch = json::parse(Base64Decode(resp.at("patch").get<std::string>()));
+  const json patch = json::parse(ray_webhook::Base64Decode(resp.at("patch").get<std::string>()).value());
   Require(patch.is_array() && !patch.empty());
   for (const json& op : patch) {
     const std::string name = op.at("op").get<std::string>();

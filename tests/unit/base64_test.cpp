@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace ray_webhook {
 namespace {
 
@@ -18,6 +20,13 @@ TEST(Base64Encode, Rfc4648Vectors) {
 
 TEST(Base64Encode, HighBytesUseTheStandardAlphabet) {
   EXPECT_EQ(Base64Encode(std::string("\xfb\xff\xbf", 3)), "+/+/");
+}
+
+TEST(Base64Decode, InvertsEncode) {
+  for (const std::string& s : std::vector<std::string>{"", "f", "fo", "foo", "foob", "fooba", "foobar", std::string("\xfb\xff\xbf\x00", 4)}) {
+    EXPECT_EQ(Base64Decode(Base64Encode(s)), s);
+  }
+  EXPECT_EQ(Base64Decode("Zm9v!"), std::nullopt);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "fixture_files.h"
 
+#include "ray_webhook/base64.h"
 #include "ray_webhook/review_handler.h"
 
 namespace ray_webhook {
@@ -21,22 +22,6 @@ using testing::ReadFixture;
 
 json ReadJson(const fs::path& relative) { return json::parse(ReadFixture(relative)); }
 
-std::string Base64Decode(const std::string& in) {
-  static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    buffer = (buffer << 6) | static_cast<unsigned>(kAlphabet.find(c));
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
 
 json Review(const json& review, Endpoint endpoint) {
   ReviewDecoder decoder;
@@ -93,7 +78,7 @@ TEST_P(FixtureTest, AnswerMatchesExpectation) {
     }
     ASSERT_EQ(endpoint, Endpoint::kMutate) << "/validate never patches";
     ASSERT_EQ(resp["patchType"], "JSONPatch");
-    const json patch = json::parse(Base64Decode(resp["patch"].get<std::string>()));
+    const json patch = json::parse(Base64Decode(resp["patch"].get<std::string>()).value());
     for (const auto& op : patch) {
       EXPECT_TRUE(op["op"] == "add" || op["op"] == "replace" ||
                   (op["op"] == "remove" && op["path"] == "/metadata/generateName"))
