@@ -176,21 +176,26 @@ def secret_volume_write(volume, src):
             os.symlink(os.path.join("..data", name), link)
 
 
-def new_leaf(workdir, name):
-    """A second serving pair from the same CA (a cert-manager renewal)."""
+def sign_with_ca(workdir, name, cn, extensions):
+    """A key and a certificate in WORKDIR/NAME, signed by the test CA; returns the folder."""
     out = os.path.join(workdir, name)
     os.makedirs(out)
     c = os.path.join(workdir, "certs")
     subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", f"{out}/tls.key"],
                    check=True)
-    subprocess.run(["openssl", "req", "-new", "-key", f"{out}/tls.key", "-subj", "/CN=renewed", "-out",
+    subprocess.run(["openssl", "req", "-new", "-key", f"{out}/tls.key", "-subj", f"/CN={cn}", "-out",
                     f"{out}/tls.csr"], check=True)
     with open(f"{out}/ext", "w") as f:
-        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+        f.write(extensions)
     subprocess.run(["openssl", "x509", "-req", "-in", f"{out}/tls.csr", "-CA", f"{c}/ca.crt", "-CAkey",
                     f"{c}/ca.key", "-CAcreateserial", "-days", "2", "-extfile", f"{out}/ext", "-out",
                     f"{out}/tls.crt"], check=True, stderr=subprocess.DEVNULL)
     return out
+
+
+def new_leaf(workdir, name):
+    """A second serving pair from the same CA (a cert-manager renewal)."""
+    return sign_with_ca(workdir, name, "renewed", "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
 
 
 class Loop(threading.Thread):
@@ -455,18 +460,8 @@ def case_metrics(work):
 
 def case_client_ca(work):
     c = os.path.join(work, "certs")
-    client = os.path.join(work, "client")
-    os.makedirs(client)
-    subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", f"{client}/key.pem"],
-                   check=True)
-    subprocess.run(["openssl", "req", "-new", "-key", f"{client}/key.pem", "-subj", "/CN=kube-apiserver", "-out",
-                    f"{client}/csr.pem"], check=True)
-    with open(f"{client}/ext", "w") as f:
-        f.write("extendedKeyUsage=clientAuth\n")
-    subprocess.run(["openssl", "x509", "-req", "-in", f"{client}/csr.pem", "-CA", f"{c}/ca.crt", "-CAkey",
-                    f"{c}/ca.key", "-CAcreateserial", "-days", "2", "-extfile", f"{client}/ext", "-out",
-                    f"{client}/cert.pem"], check=True, stderr=subprocess.DEVNULL)
-    server = Server(work, "--client-ca", f"{c}/ca.crt", client_cert=(f"{client}/cert.pem", f"{client}/key.pem"))
+    client = sign_with_ca(work, "client", "kube-apiserver", "extendedKeyUsage=clientAuth\n")
+    server = Server(work, "--client-ca", f"{c}/ca.crt", client_cert=(f"{client}/tls.crt", f"{client}/tls.key"))
     try:
         check(server.post("/mutate", fixture("kuberay-0.4-worker.json"))[0] == 200,
               "a client certificate signed by --client-ca is accepted")
