@@ -15,7 +15,10 @@ ElasticThreadPool::ElasticThreadPool(std::size_t min_threads, std::size_t max_th
 ElasticThreadPool::~ElasticThreadPool() { shutdown(); }
 
 void ElasticThreadPool::Spawn() {
+  // A thread counts as idle from its spawn, not from its first wait: else a
+  // thread not yet scheduled would show as busy and draw a second spawn.
   ++threads_;
+  ++idle_;
   // Detached: shutdown() waits for the count to reach zero instead of joining,
   // so threads that retire early need no bookkeeping.
   std::thread([this] { Work(); }).detach();
@@ -41,7 +44,6 @@ void ElasticThreadPool::shutdown() {
 void ElasticThreadPool::Work() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    ++idle_;
     const bool woke = work_.wait_for(lock, idle_exit_, [this] { return !jobs_.empty() || shutdown_; });
     --idle_;
     if (!jobs_.empty()) {
@@ -50,9 +52,11 @@ void ElasticThreadPool::Work() {
       lock.unlock();
       fn();
       lock.lock();
+      ++idle_;
       continue;
     }
     if (shutdown_ || (!woke && threads_ > min_threads_)) break;
+    ++idle_;
   }
   if (--threads_ == 0) all_exited_.notify_all();
 }
