@@ -55,8 +55,10 @@ int RunServe(const Config& config) {
   // Logs go to stderr, leaving stdout to answers (review) and to nothing
   // (serve). A background thread writes them: request threads only queue a
   // line, and under overload the oldest queued lines are dropped rather than
-  // delaying admission answers.
-  spdlog::init_thread_pool(8192, 1);
+  // delaying admission answers. The queue's slots are allocated up front: 8,192
+  // of them held 2.8 MB of the idle server's memory, 1,024 hold 0.35 MB and
+  // dropped no line of an info-level load test at 8,500 reviews/s (bench/).
+  spdlog::init_thread_pool(1024, 1);
   spdlog::set_default_logger(std::make_shared<spdlog::async_logger>(
       "ray-webhook", std::make_shared<spdlog::sinks::stderr_sink_mt>(), spdlog::thread_pool(),
       spdlog::async_overflow_policy::overrun_oldest));

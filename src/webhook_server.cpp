@@ -16,6 +16,7 @@
 #include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
 #include "ray_webhook/metrics.h"
+#include "ray_webhook/review_decoder_pool.h"
 #include "ray_webhook/review_handler.h"
 #include "ray_webhook/serving_certificate.h"
 #include "ray_webhook/tls_policy.h"
@@ -88,13 +89,12 @@ struct WebhookServer::Impl {
   }
 
   void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
-    // One decoder per pool thread: its buffers are reused across requests.
-    thread_local ReviewDecoder decoder(config.max_json_depth);
+    ReviewDecoderPool::Lease decoder = decoders.Acquire();
     const char* path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
     metrics.RequestStarted(path);
     const auto start = Clock::now();
     ReviewOutcome out =
-        HandleReview(req.body, endpoint, config, decoder, lookup, req.body.capacity() - req.body.size());
+        HandleReview(req.body, endpoint, config, *decoder, lookup, req.body.capacity() - req.body.size());
     const auto elapsed = Clock::now() - start;
     res.status = out.http_status;
     res.set_content(std::move(out.body), kJson);
@@ -222,6 +222,7 @@ struct WebhookServer::Impl {
   }
 
   Config config;
+  ReviewDecoderPool decoders{config.max_json_depth};  // outlives the server's threads
   HttpsServer server;
   ServingCertificate certificate;
   ConnectionTracker tracker;
