@@ -13,13 +13,16 @@
 #      -DRAY_WEBHOOK_BUILD_TESTS=OFF; when the top-level CMakeLists.txt does not add
 #      bench/ yet, bench/ is configured on its own, which pulls the project in);
 #   3. makes a throw-away certificate (certs/generate.sh --out into a temp dir);
-#   4. for each server in turn — ceiling_server (a fixed body: ray-webhook's own
-#      answer to the fixture, so both send the same bytes), then ray-webhook
-#      serve --log-level L for each L of --log-levels — starts it with --threads
-#      pool threads, checks one answer with curl, warms up, then runs wrk for
-#      --duration seconds at each connection count, --repeat times;
+#   4. starts every server at once, all pinned to one CPU: ceiling_server (a
+#      fixed body: ray-webhook's own answer to the fixture, so both send the
+#      same bytes) and ray-webhook serve --log-level L for each L of
+#      --log-levels, each with --threads pool threads; checks one answer of each
+#      with curl and warms each up; then, at each connection count, --repeat
+#      times, runs wrk for --duration seconds against each server in turn, so
+#      that the servers are measured side by side and a slow spell of the
+#      machine falls on all of them alike;
 #   5. prints one table: requests/s, p50, p99, errors, the server's peak RSS
-#      (VmHWM from /proc/PID/status, read after the row's runs) and "other CPU"
+#      (VmHWM from /proc/PID/status, read after the row's last run) and "other CPU"
 #      per (server, connections), medians when --repeat > 1; then ray-webhook as a
 #      share of the ceiling and the cost of info logging against warn.
 #      "other CPU" is the CPU time used during the run by anything but this server
@@ -139,32 +142,35 @@ results="$tmp/results.tsv"  # server conns rps p50_us p99_us errors vmhwm_kb oth
 clk_tck="$(getconf CLK_TCK)"
 : >"$results"
 
-# start_server NAME PORT LOGFILE CMD...: starts it pinned, waits until it answers.
+# start_server NAME PORT LOGFILE CMD...: starts it pinned, waits until it answers,
+# and records it in names/ports/server_pids.
+names=()
+ports=()
+server_pids=()
 start_server() {
-  local name="$1" p="$2" log="$3"
+  local name="$1" p="$2" log="$3" pid
   shift 3
   "${server_pin[@]}" "$@" >"$log" 2>&1 &
-  server_pid=$!
-  pids+=("$server_pid")
+  pid=$!
+  pids+=("$pid")
   local i
   for i in $(seq 100); do
-    if ! kill -0 "$server_pid" 2>/dev/null; then
+    if ! kill -0 "$pid" 2>/dev/null; then
       echo "load.sh: $name exited at start:" >&2
       tail -5 "$log" >&2
       exit 1
     fi
-    curl -sk -o /dev/null -X POST -H 'Content-Type: application/json' --data-binary @"$body" \
-      "https://127.0.0.1:$p/mutate" && return 0
+    if curl -sk -o /dev/null -X POST -H 'Content-Type: application/json' --data-binary @"$body" \
+      "https://127.0.0.1:$p/mutate"; then
+      names+=("$name")
+      ports+=("$p")
+      server_pids+=("$pid")
+      return 0
+    fi
     sleep 0.1
   done
   echo "load.sh: $name did not answer on port $p" >&2
   exit 1
-}
-
-stop_server() {
-  kill -TERM "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  pids=()  # one server at a time; its pid may now be reused by someone else
 }
 
 # check_answer NAME PORT: one request with curl; it must be a 200 AdmissionReview
@@ -202,41 +208,32 @@ field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 
 vmhwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
 
-run_server() {
-  local name="$1" p="$2" log="$3"
-  shift 3
-  start_server "$name" "$p" "$log" "$@"
-  check_answer "$name" "$p"
-  local max_c=0 c r line errors attempt busy0 total0 busy1 total1 own0 own1 other
-  for c in $connections; do [ "$c" -gt "$max_c" ] && max_c="$c"; done
-  [ "$warmup" != 0 ] && drive "$name" "$p" "$max_c" "$warmup" >/dev/null
-  for c in $connections; do
-    for r in $(seq "$repeat"); do
-      attempt=0
-      while :; do
-        read -r busy0 total0 < <(cpu_busy_total)
-        own0="$(proc_jiffies "$server_pid")"
-        line="$(drive "$name" "$p" "$c" "$duration")"
-        read -r busy1 total1 < <(cpu_busy_total)
-        own1="$(proc_jiffies "$server_pid")"
-        # CPU used by anything but this server and wrk, as a share of all CPUs during the run.
-        other="$(awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v s=$((own1 - own0)) \
-          -v w="$(field wrk_cpu "$line")" -v hz="$clk_tck" \
-          'BEGIN {o = b - s - w * hz; if (o < 0) o = 0; printf "%.1f", t ? 100 * o / t : 0}')"
-        if awk -v o="$other" -v m="$max_other" 'BEGIN {exit !(o <= m)}' || [ "$attempt" -ge "$retries" ]; then
-          break
-        fi
-        attempt=$((attempt + 1))
-        echo "load.sh: $name c=$c run $r: other CPU $other% > $max_other%, disturbed; again ($attempt of $retries)" >&2
-      done
-      errors=$(( $(field connect "$line") + $(field read "$line") + $(field write "$line") +
-                 $(field status "$line") + $(field timeout "$line") ))
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
-        "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$server_pid")" "$other" >>"$results"
-      echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line") other_cpu=$other%" >&2
-    done
+# measure INDEX CONNS RUN: one wrk run against server INDEX, run again while
+# another job disturbed it; appends the row to $results.
+measure() {
+  local i="$1" c="$2" r="$3" name="${names[$1]}" p="${ports[$1]}" pid="${server_pids[$1]}"
+  local line errors attempt=0 busy0 total0 busy1 total1 own0 own1 other
+  while :; do
+    read -r busy0 total0 < <(cpu_busy_total)
+    own0="$(proc_jiffies "$pid")"
+    line="$(drive "$name" "$p" "$c" "$duration")"
+    read -r busy1 total1 < <(cpu_busy_total)
+    own1="$(proc_jiffies "$pid")"
+    # CPU used by anything but this server and wrk, as a share of all CPUs during the run.
+    other="$(awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v s=$((own1 - own0)) \
+      -v w="$(field wrk_cpu "$line")" -v hz="$clk_tck" \
+      'BEGIN {o = b - s - w * hz; if (o < 0) o = 0; printf "%.1f", t ? 100 * o / t : 0}')"
+    if awk -v o="$other" -v m="$max_other" 'BEGIN {exit !(o <= m)}' || [ "$attempt" -ge "$retries" ]; then
+      break
+    fi
+    attempt=$((attempt + 1))
+    echo "load.sh: $name c=$c run $r: other CPU $other% > $max_other%, disturbed; again ($attempt of $retries)" >&2
   done
-  stop_server
+  errors=$(( $(field connect "$line") + $(field read "$line") + $(field write "$line") +
+             $(field status "$line") + $(field timeout "$line") ))
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
+    "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$pid")" "$other" >>"$results"
+  echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line") other_cpu=$other%" >&2
 }
 
 # Idle share of all CPUs over one second, before anything of ours runs: other work
@@ -255,13 +252,31 @@ if [ "$idle_before" -lt 90 ]; then
   echo "load.sh: warning: the machine is busy (${idle_before}% idle); figures will be low and noisy" >&2
 fi
 
-run_server ceiling "$port" "$tmp/ceiling.log" \
+# Every server runs at once, all pinned to the same CPU, and they take turns:
+# each repetition drives the ceiling, then each ray-webhook, so a slow spell of
+# the machine falls on all of them alike. A server waiting for its turn is idle.
+start_server ceiling "$port" "$tmp/ceiling.log" \
   "$ceiling_bin" --bind 127.0.0.1 --port "$port" --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" \
   --threads "$threads" --body "$tmp/answer.json"
+level_port=$((port + 1))
 for level in $log_levels; do
-  run_server "ray-webhook/$level" "$((port + 1))" "$tmp/webhook-$level.log" \
-    "$webhook_bin" serve --bind 127.0.0.1 --port "$((port + 1))" --tls-cert "$tmp/certs/tls.crt" \
+  start_server "ray-webhook/$level" "$level_port" "$tmp/webhook-$level.log" \
+    "$webhook_bin" serve --bind 127.0.0.1 --port "$level_port" --tls-cert "$tmp/certs/tls.crt" \
     --tls-key "$tmp/certs/tls.key" --threads "$threads" --log-level "$level"
+  level_port=$((level_port + 1))
+done
+max_c=0
+for c in $connections; do [ "$c" -gt "$max_c" ] && max_c="$c"; done
+for i in "${!names[@]}"; do
+  check_answer "${names[$i]}" "${ports[$i]}"
+  [ "$warmup" != 0 ] && drive "${names[$i]}" "${ports[$i]}" "$max_c" "$warmup" >/dev/null
+done
+for c in $connections; do
+  for r in $(seq "$repeat"); do
+    for i in "${!names[@]}"; do measure "$i" "$c" "$r"; done
+  done
+done
+for level in $log_levels; do
   echo "load.sh: ray-webhook --log-level $level wrote $(wc -l <"$tmp/webhook-$level.log") log lines," \
     "$(wc -c <"$tmp/webhook-$level.log") bytes" >&2
 done

@@ -44,6 +44,17 @@ check() {  # check DESCRIPTION COMMAND...
   if "$@"; then pass; else fail "$what"; fi
 }
 
+# logged PATTERN FILE: the server's log has a line matching PATTERN within 3 s
+# (info lines are written in batches, at least once a second).
+logged() {
+  local i
+  for i in $(seq 30); do
+    grep -q -- "$1" "$2" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 bash "$certs" --out "$work/certs" 2>/dev/null || { echo "replay: certificate generation failed" >&2; exit 1; }
 
 # start_server LOG [FLAGS...]: starts ray-webhook on a free port; sets $port and $server_pid.
@@ -179,7 +190,7 @@ check "the listen backlog is raised above cpp-httplib's 5 (got ${backlog:-none})
 timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
   >/dev/null 2>"$work/err"
 check "a second server on a busy port fails instead of sharing it (no SO_REUSEPORT)" [ $? -eq 1 ]
-check "the server logged one line per review" grep -q 'review path=/mutate uid=' "$work/server.log"
+check "the server logged one line per review" logged 'review path=/mutate uid=' "$work/server.log"
 check "logs never carry env values" bash -c "! grep -q 'raycluster-kuberay-head-svc:6379' '$work/server.log'"
 
 # The second-head lookup, end to end, against mock-kube-api.
@@ -239,7 +250,7 @@ check "lookup: a hanging API is cut off by the timeout (answered in ${elapsed} m
 check "lookup: a hanging API allows with a warning" jq -e '.response.allowed and (.response.warnings | length == 1)' "$work/resp" >/dev/null
 check "lookup: workers never trigger a lookup" [ "$(post /validate "$fixtures/reviews/kuberay-1.7-worker.json" | cut -d' ' -f1)" = 200 ]
 check "lookup: the API saw no worker lookups" bash -c "! grep -q 'raycluster-sample' '$work/api.log'"
-check "lookup: the server logged the lookup" grep -q 'head_lookup=yes' "$work/lookup.log"
+check "lookup: the server logged the lookup" logged 'head_lookup=yes' "$work/lookup.log"
 
 start_server "$work/lookup-deny.log" "${api[@]}" --kube-token-file "$work/token" --head-lookup-failure deny
 base="https://127.0.0.1:$port"
@@ -266,7 +277,7 @@ check "second-head-mode=warn: allowed with a warning" \
 
 start_server "$work/no-api.log"
 base="https://127.0.0.1:$port"
-check "no API configured: the server says lookup is inactive" grep -q 'second-head lookup inactive' "$work/no-api.log"
+check "no API configured: the server says lookup is inactive" logged 'second-head lookup inactive' "$work/no-api.log"
 
 # The command line around the server.
 "$server" serve --tls-cert x --tls-key y --port 0 >/dev/null 2>"$work/err"

@@ -104,6 +104,15 @@ class Server:
         self.log.flush()
         return open(self.log_path).read()
 
+    def logged(self, text, within=3.0):
+        """The log holds text within `within` seconds (info lines are written at least once a second)."""
+        deadline = time.time() + within
+        while text not in self.log_text():
+            if time.time() >= deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -253,7 +262,7 @@ def case_cert_rotation(work):
                                                  f"failed: {loop.errors[:3]})")
         text = server.get("/metrics")[2].decode()
         check((metric(text, "certwatcher_read_certificate_total") or 0) >= 2, "certificate reads are counted")
-        check("serving certificate loaded" in server.log_text(), "the reload is logged")
+        check(server.logged("serving certificate loaded"), "the reload is logged")
     finally:
         server.stop()
 
@@ -281,9 +290,8 @@ def case_cert_rejected(work):
         time.sleep(1.5)
         check(peer_serial(server) == before, "a pair that does not load leaves the old one in service")
         check(server.post("/mutate", fixture("kuberay-0.4-worker.json"))[0] == 200, "requests still succeed")
-        log = server.log_text()
-        check("no PEM certificate" in log, "the half-written certificate is logged")
-        check("does not match" in log, "the mismatched key is logged")
+        check(server.logged("no PEM certificate"), "the half-written certificate is logged")
+        check(server.logged("does not match"), "the mismatched key is logged")
         text = server.get("/metrics")[2].decode()
         check((metric(text, "certwatcher_read_certificate_errors_total") or 0) >= 2, "reload errors are counted")
     finally:
