@@ -44,7 +44,7 @@
 # Defaults: --duration 10 --connections "1 64" --repeat 1 --warmup 2
 # --fixture worker (bench/fixtures/worker.json; --payloads DIR takes NAME.json
 # from DIR instead) --log-levels "warn info" --threads 64 --wrk-threads 1
-# --port 18443 (ceiling; ray-webhook uses the next port) --build-dir build-bench.
+# --port 18443 (ceiling; ray-webhook uses the next ports, one per log level) --build-dir build-bench.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
