@@ -5,14 +5,20 @@
 #include "ray_webhook/ray_pod.h"
 
 namespace ray_webhook {
+namespace {
 
-std::string DeterministicHeadPodName(std::string_view cluster) {
-  std::string name(cluster.substr(0, 50));
-  for (char& c : name) {
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
-  name += "-head";
-  return name;
+  return out;
+}
+
+}  // namespace
+
+std::string DeterministicHeadPodName(std::string_view cluster) {
+  return AsciiLower(cluster.substr(0, 50)) + "-head";
 }
 
 std::string_view ImageTag(std::string_view image) {
@@ -41,10 +47,7 @@ bool AutoscalerV2ForbidsFixedHeadName(const Pod& pod) {
   if (!ray) return false;
   const EnvVar* flag = FindEnv(*ray, "RAY_enable_autoscaler_v2");
   if (!flag || !flag->value) return false;
-  std::string value(*flag->value);
-  for (char& c : value) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  const std::string value = AsciiLower(*flag->value);
   if (value != "1" && value != "true") return false;
   const auto version = ParseRayVersion(ImageTag(ray->image));
   return !version || *version < kFirstRayVersionSafeWithFixedHeadName;

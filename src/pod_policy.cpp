@@ -14,8 +14,7 @@ void Mutate(const AdmissionRequest& request, const RayPodIdentity& identity, con
             Decision& decision) {
   const Pod& pod = *request.pod;
   if (IsExemptFromMutation(pod)) return;
-  // request.namespace is authoritative; the object's may be empty on CREATE.
-  std::string_view ns = request.namespace_name.empty() ? pod.metadata.namespace_name : request.namespace_name;
+  const std::string_view ns = request.PodNamespace();
   if (ns.empty()) {
     decision.warnings.push_back("ray-webhook: the request names no namespace; the head address was left as it is");
   } else {
@@ -32,8 +31,7 @@ void Validate(const AdmissionRequest& request, const std::optional<RayPodIdentit
     if (!decision.allowed) return;
   }
   if (identity && head_pods) {
-    JudgeSecondHead(*head_pods, pod.metadata.name.empty() ? request.name : pod.metadata.name, *identity, config,
-                    decision);
+    JudgeSecondHead(*head_pods, request.PodName(), *identity, config, decision);
     if (!decision.allowed) return;
   }
   WarnDuplicateEnv(pod, decision);

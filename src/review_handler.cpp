@@ -25,9 +25,7 @@ ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Confi
   }
   std::optional<PodListResult> heads;
   if (lookup && NeedsHeadLookup(request, endpoint, config)) {
-    const std::string_view ns =
-        request.namespace_name.empty() ? request.pod->metadata.namespace_name : request.namespace_name;
-    heads = lookup(ns, out.cluster);
+    heads = lookup(request.PodNamespace(), out.cluster);
     out.looked_up_heads = true;
   }
   out.decision = Decide(request, endpoint, config, heads ? &*heads : nullptr);

@@ -42,15 +42,25 @@ void SetError(httplib::Response& res, int status, std::string_view reason, std::
   res.set_content(EncodeErrorStatus(status, reason, message), kJson);
 }
 
-// "application/json", optionally with parameters such as a charset.
-bool IsJsonContentType(const std::string& value) {
-  const std::string_view media = std::string_view(value).substr(0, value.find(';'));
+// The request's Content-Type header, empty when absent; read in place, as
+// this runs on every review.
+std::string_view ContentType(const httplib::Request& q) {
+  const auto it = q.headers.find("Content-Type");
+  return it == q.headers.end() ? std::string_view() : std::string_view(it->second);
+}
+
+// "application/json" in any case, optionally with parameters such as a charset.
+bool IsJsonContentType(std::string_view value) {
+  constexpr std::string_view kType = "application/json";
+  std::string_view media = value.substr(0, value.find(';'));
   const auto first = media.find_first_not_of(' ');
-  const auto last = media.find_last_not_of(' ');
   if (first == std::string_view::npos) return false;
-  std::string type(media.substr(first, last - first + 1));
-  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return type == "application/json";
+  media = media.substr(first, media.find_last_not_of(' ') - first + 1);
+  if (media.size() != kType.size()) return false;
+  for (std::size_t i = 0; i < media.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(media[i])) != kType[i]) return false;
+  }
+  return true;
 }
 
 // cpp-httplib 0.11 listens with a backlog of 5: a burst of connections from
@@ -145,10 +155,9 @@ struct WebhookServer::Impl {
         SetError(r, 405, "MethodNotAllowed", "method " + q.method + " is not allowed on " + q.path);
         return httplib::Server::HandlerResponse::Handled;
       }
-      if (review && !IsJsonContentType(q.get_header_value("Content-Type"))) {
+      if (review && !IsJsonContentType(ContentType(q))) {
         SetError(r, 415, "UnsupportedMediaType",
-                 "Content-Type must be application/json, got \"" + q.get_header_value("Content-Type").substr(0, 64) +
-                     "\"");
+                 "Content-Type must be application/json, got \"" + std::string(ContentType(q).substr(0, 64)) + "\"");
         return httplib::Server::HandlerResponse::Handled;
       }
       return httplib::Server::HandlerResponse::Unhandled;

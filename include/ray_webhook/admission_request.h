@@ -82,6 +82,16 @@ struct AdmissionRequest {
     return operation == "CREATE" && kind.group.empty() && kind.version == "v1" &&
            kind.kind == "Pod" && pod.has_value();
   }
+
+  // The Pod's namespace: request.namespace is authoritative, the object's may
+  // be empty on CREATE.
+  std::string_view PodNamespace() const {
+    return namespace_name.empty() && pod ? pod->metadata.namespace_name : namespace_name;
+  }
+
+  // The Pod's name: the object's, else the request's (kube-apiserver has
+  // generated one by the time validating webhooks run).
+  std::string_view PodName() const { return pod && !pod->metadata.name.empty() ? pod->metadata.name : name; }
 };
 
 }  // namespace ray_webhook
