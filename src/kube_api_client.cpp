@@ -8,6 +8,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "ray_webhook/ray_pod.h"
+
 namespace ray_webhook {
 namespace {
 
@@ -135,7 +137,8 @@ PodListResult KubeApiClient::ListHeadPods(std::string_view namespace_name, std::
 
   httplib::Headers headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
   if (!token->empty()) headers.emplace("Authorization", "Bearer " + *token);
-  const std::string selector = "ray.io/cluster=" + std::string(cluster) + ",ray.io/node-type=head";
+  const std::string selector =
+      std::string(kClusterLabel) + "=" + std::string(cluster) + "," + std::string(kNodeTypeLabel) + "=head";
   const std::string path =
       "/api/v1/namespaces/" + UrlEncode(namespace_name) + "/pods?labelSelector=" + UrlEncode(selector);
 

@@ -50,10 +50,12 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                            .Help("Total number of certificate read errors")
                            .Register(*registry_)
                            .Add({});
-  lookups_ = &prometheus::BuildCounter()
-                  .Name("ray_webhook_head_lookups_total")
-                  .Help("Second-head lookups against the Kubernetes API, by result.")
-                  .Register(*registry_);
+  auto& lookups = prometheus::BuildCounter()
+                      .Name("ray_webhook_head_lookups_total")
+                      .Help("Second-head lookups against the Kubernetes API, by result.")
+                      .Register(*registry_);
+  lookups_ok_ = &lookups.Add({{"result", "ok"}});
+  lookups_failed_ = &lookups.Add({{"result", "error"}});
   connections_cut_ = &prometheus::BuildCounter()
                           .Name("ray_webhook_connections_cut_total")
                           .Help("Connections closed because a request or the wait for one ran past its limit.")
@@ -66,8 +68,6 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   for (const char* rule : {"duplicate-mount", "head-name", "second-head"}) {
     denial_counters_[rule] = &denials_->Add({{"rule", rule}});
   }
-  lookups_->Add({{"result", "ok"}});
-  lookups_->Add({{"result", "error"}});
   for (auto [w, name] : {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}}) {
     w->in_flight = &in_flight_->Add({{"webhook", name}});
     for (int code : kCommonCodes) w->by_code[code] = &requests_->Add({{"webhook", name}, {"code", std::to_string(code)}});
@@ -115,7 +115,7 @@ void Metrics::CountCertificateRead(bool ok) {
   if (!ok) cert_read_errors_->Increment();
 }
 
-void Metrics::CountHeadLookup(bool ok) { lookups_->Add({{"result", ok ? "ok" : "error"}}).Increment(); }
+void Metrics::CountHeadLookup(bool ok) { (ok ? lookups_ok_ : lookups_failed_)->Increment(); }
 
 void Metrics::CountConnectionsCut(std::size_t n) { connections_cut_->Increment(static_cast<double>(n)); }
 

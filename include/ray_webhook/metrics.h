@@ -74,7 +74,8 @@ class Metrics {
   prometheus::Counter* warnings_;
   prometheus::Counter* cert_reads_;
   prometheus::Counter* cert_read_errors_;
-  prometheus::Family<prometheus::Counter>* lookups_;
+  prometheus::Counter* lookups_ok_;
+  prometheus::Counter* lookups_failed_;
   prometheus::Counter* connections_cut_;
   std::mutex mutex_;  // guards lazily added label values
   PerWebhook mutate_;
