@@ -12,6 +12,7 @@
 
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
+#include "ray_webhook/coalesced_answer_writes.h"
 #include "ray_webhook/connection_tracker.h"
 #include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
@@ -162,8 +163,15 @@ struct WebhookServer::Impl {
       }
       return httplib::Server::HandlerResponse::Unhandled;
     });
-    // cpp-httplib calls the logger after the answer is written.
-    server.set_logger([this](const httplib::Request& q, const httplib::Response&) { tracker.RequestFinished(q.ssl); });
+    // cpp-httplib 0.11 runs the post-routing hook just before it writes an
+    // answer (headers, then body, in two SSL_writes) and the logger just after:
+    // hold the answer's TLS records in between, so it leaves in one write.
+    server.set_post_routing_handler(
+        [](const httplib::Request& q, httplib::Response&) { CoalescedAnswerWrites::Hold(q.ssl); });
+    server.set_logger([this](const httplib::Request& q, const httplib::Response&) {
+      CoalescedAnswerWrites::Release(q.ssl);
+      tracker.RequestFinished(q.ssl);
+    });
     // Called for every status >= 400; fill in only answers that have no body yet.
     server.set_error_handler(
         httplib::Server::HandlerWithResponse([this](const httplib::Request& q, httplib::Response& r) {
