@@ -14,6 +14,7 @@ void EnsureHeadEnv(const Container& c, std::string_view list, std::size_t index,
                    std::string_view fqdn, Decision& decision) {
   const std::string i = std::to_string(index);
   std::vector<EnvEntry> missing;
+  missing.reserve(2);
   if (!FindEnv(c, "FQ_RAY_IP")) {
     missing.push_back({"FQ_RAY_IP", std::string(fqdn)});
     decision.mutations.push_back(Mutation::kFqRayIpAdded);
@@ -50,6 +51,11 @@ void PlanFqdnMutation(const Pod& pod, const RayPodIdentity& identity, std::strin
                       const Config& config, Decision& decision) {
   const std::string service = HeadServiceName(pod, identity, namespace_name, config.cluster_domain);
   const std::string fqdn = HeadServiceFqdn(service, namespace_name, config.cluster_domain);
+
+  // A KubeRay worker gets up to five operations and changes: one allocation
+  // each instead of four as the lists grow.
+  decision.patch.reserve(decision.patch.size() + 8);
+  decision.mutations.reserve(decision.mutations.size() + 8);
 
   const Container* ray = RayContainer(pod);
   if (ray && identity.node_type == RayNodeType::kWorker) {
