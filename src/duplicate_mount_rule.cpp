@@ -24,6 +24,7 @@ void FindIn(const std::vector<Container>& list, std::string_view kind, std::vect
   for (const Container& c : list) {
     if (c.volume_mounts.size() < 2) continue;
     cleaned.clear();
+    cleaned.reserve(c.volume_mounts.size());
     for (std::size_t i = 0; i < c.volume_mounts.size(); ++i) {
       cleaned.emplace_back(CleanMountPath(c.volume_mounts[i].mount_path), i);
     }

@@ -74,6 +74,7 @@ std::optional<std::string> RewriteRayStartAddress(std::string_view text, std::st
   std::size_t copied = 0;
   for (const AddressSpan& a : FindAddresses(text)) {
     if (text.substr(a.host_begin, a.host_end - a.host_begin) != service) continue;
+    if (copied == 0) out.reserve(text.size() + fqdn.size());  // one rewritten address: one allocation
     out.append(text.substr(copied, a.host_begin - copied));
     out.append(fqdn);
     copied = a.host_end;
