@@ -1,9 +1,11 @@
 #include "ray_webhook/webhook_server.h"
 
 #include <httplib.h>
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -28,14 +30,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr char kJson[] = "application/json";
 
-// Values in log lines are quoted only when they need it, so lines stay
-// greppable and a hostile uid cannot forge fields.
-std::string LogValue(std::string_view v) {
-  if (v.empty()) return "\"\"";
+// A value in a log line, quoted only when it needs it, so lines stay
+// greppable and a hostile uid cannot forge fields. Formatted in place: an
+// info line per review should not allocate a string per field.
+struct LogValue {
+  std::string_view value;
+};
+
+bool NeedsQuotes(std::string_view v) {
+  if (v.empty()) return true;
   for (char c : v) {
-    if (c == ' ' || c == '"' || c == '=' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return Quote(v, 128);
+    if (c == ' ' || c == '"' || c == '=' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return true;
   }
-  return std::string(v.substr(0, 253));
+  return false;
 }
 
 void SetError(httplib::Response& res, int status, std::string_view reason, std::string_view message) {
@@ -77,6 +84,23 @@ class HttpsServer : public httplib::SSLServer {
 };
 
 }  // namespace
+}  // namespace ray_webhook
+
+template <>
+struct fmt::formatter<ray_webhook::LogValue> {
+  constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
+  template <typename Context>
+  auto format(const ray_webhook::LogValue& v, Context& ctx) const {
+    if (!ray_webhook::NeedsQuotes(v.value)) {
+      const std::string_view shown = v.value.substr(0, 253);
+      return std::copy(shown.begin(), shown.end(), ctx.out());
+    }
+    const std::string quoted = ray_webhook::Quote(v.value, 128);
+    return std::copy(quoted.begin(), quoted.end(), ctx.out());
+  }
+};
+
+namespace ray_webhook {
 
 struct WebhookServer::Impl {
   explicit Impl(const Config& c)
@@ -91,8 +115,8 @@ struct WebhookServer::Impl {
         PodListResult r = kube->ListHeadPods(ns, cluster);
         metrics.CountHeadLookup(r.ok);
         if (!r.ok) {
-          spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue(ns), LogValue(cluster),
-                       LogValue(r.error));
+          spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue{ns}, LogValue{cluster},
+                       LogValue{r.error});
         }
         return r;
       };
@@ -112,7 +136,7 @@ struct WebhookServer::Impl {
     metrics.RequestFinished(path, out.http_status, std::chrono::duration<double>(elapsed).count());
     if (out.http_status != 200) {
       spdlog::warn("review rejected path={} remote={} status={} error={}", path, req.remote_addr, out.http_status,
-                   LogValue(out.error));
+                   LogValue{out.error});
       return;
     }
     const Decision& d = out.decision;
@@ -122,7 +146,7 @@ struct WebhookServer::Impl {
     spdlog::info(
         "review path={} uid={} namespace={} pod={} cluster={} decision={} rule={} patch_ops={} warnings={} "
         "head_lookup={} us={}",
-        path, LogValue(out.uid), LogValue(out.namespace_name), LogValue(out.pod_name), LogValue(out.cluster),
+        path, LogValue{out.uid}, LogValue{out.namespace_name}, LogValue{out.pod_name}, LogValue{out.cluster},
         d.allowed ? "allow" : "deny", d.allowed ? "-" : d.denial.rule, d.patch.size(), d.warnings.size(),
         out.looked_up_heads ? "yes" : "no",
         std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
@@ -194,7 +218,7 @@ struct WebhookServer::Impl {
         what = e.what();
       } catch (...) {
       }
-      spdlog::error("handler failed path={} error={}", q.path, LogValue(what));
+      spdlog::error("handler failed path={} error={}", q.path, LogValue{what});
       SetError(r, 500, "InternalError", "internal error while handling the request");
     });
   }

@@ -192,6 +192,11 @@ timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/cer
 check "a second server on a busy port fails instead of sharing it (no SO_REUSEPORT)" [ $? -eq 1 ]
 check "the server logged one line per review" logged 'review path=/mutate uid=' "$work/server.log"
 check "logs never carry env values" bash -c "! grep -q 'raycluster-kuberay-head-svc:6379' '$work/server.log'"
+# A uid that tries to forge a field is quoted in the log line, not taken as fields.
+jq -c '.request.uid = "x decision=deny"' "$fixtures/reviews/kuberay-0.4-worker.json" >"$work/forged-uid.json"
+curl -s -o /dev/null --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' \
+  --data-binary "@$work/forged-uid.json" "$base/mutate"
+check "a uid with spaces and '=' is logged quoted" logged 'uid="x decision=deny" namespace=' "$work/server.log"
 
 # The second-head lookup, end to end, against mock-kube-api.
 token=mock-token-0123456789abcdef
