@@ -21,7 +21,8 @@ COPY scripts/build.sh scripts/
 RUN bash scripts/build.sh
 # Stage the binary and every shared library it loads, except those that come
 # with the runtime base image (glibc, libgcc_s, libstdc++, zlib): cpp-httplib,
-# OpenSSL 3, spdlog and fmt, simdjson, prometheus-cpp, brotli, whatever ldd lists.
+# OpenSSL 3, fmt, simdjson, prometheus-cpp, brotli, whatever ldd lists (spdlog
+# is compiled in from its headers).
 RUN set -eu; \
     mkdir -p /out/usr/local/bin /out/usr/local/lib/ray-webhook /out/etc/ld.so.conf.d; \
     cp build/ray-webhook /out/usr/local/bin/; \
