@@ -83,17 +83,22 @@ class Reader {
     }
   }
 
+  // Fills *out in place: elements left from the previous review keep their
+  // lists' storage, so a review like the last one allocates nothing here.
   void Containers(object spec, std::string_view key, std::vector<Container>* out) {
     array list;
-    if (!Array(spec, key, "request.object.spec", &list)) return;
-    out->reserve(list.size());
+    if (!Array(spec, key, "request.object.spec", &list)) {
+      out->clear();
+      return;
+    }
     std::size_t i = 0;
     for (element e : list) {
       // Paths are spelled out only on failure, so the common case allocates nothing for them.
       auto path = [&] { return "request.object.spec." + std::string(key) + "[" + std::to_string(i) + "]"; };
       object c;
       if (e.get_object().get(c) != simdjson::SUCCESS) return Fail(path(), "expected an object");
-      out->push_back(DecodeContainer(c));
+      if (i == out->size()) out->emplace_back();
+      DecodeContainer(c, (*out)[i]);
       if (failed()) {
         std::string inner = std::move(error_);
         error_ = path() + inner;
@@ -101,13 +106,20 @@ class Reader {
       }
       ++i;
     }
+    out->resize(i);
   }
 
  private:
   // Errors are reported relative to the container ("" + ".env: ...") and
   // prefixed with the container's path by the caller.
-  Container DecodeContainer(object c) {
-    Container out;
+  void DecodeContainer(object c, Container& out) {
+    out.name = {};
+    out.image = {};
+    out.has_env_list = false;
+    out.env.clear();
+    out.command.clear();
+    out.args.clear();
+    out.volume_mounts.clear();
     String(c, "name", "", &out.name);
     String(c, "image", "", &out.image);
     Strings(c, "command", "", &out.command);
@@ -120,7 +132,7 @@ class Reader {
         object var;
         if (e.get_object().get(var) != simdjson::SUCCESS) {
           Fail(".env", "expected an array of objects");
-          return out;
+          return;
         }
         EnvVar v;
         String(var, "name", ".env[]", &v.name);
@@ -140,7 +152,7 @@ class Reader {
         object m;
         if (e.get_object().get(m) != simdjson::SUCCESS) {
           Fail(".volumeMounts", "expected an array of objects");
-          return out;
+          return;
         }
         VolumeMount vm;
         String(m, "name", ".volumeMounts[]", &vm.name);
@@ -148,30 +160,36 @@ class Reader {
         out.volume_mounts.push_back(vm);
       }
     }
-    return out;
   }
 
   std::string error_;
 };
 
-Pod DecodePod(object obj, Reader& r) {
-  Pod pod;
-  object meta;
-  if (r.Object(obj, "metadata", "request.object", &meta)) {
-    const std::string path = "request.object.metadata";
-    r.String(meta, "name", path, &pod.metadata.name);
-    r.String(meta, "generateName", path, &pod.metadata.generate_name);
-    r.String(meta, "namespace", path, &pod.metadata.namespace_name);
-    r.Map(meta, "labels", path, &pod.metadata.labels);
-    r.Map(meta, "annotations", path, &pod.metadata.annotations);
+// Fills pod in place, reusing the storage of the lists it already has.
+void DecodePod(object obj, Reader& r, Pod& pod) {
+  ObjectMeta& meta = pod.metadata;
+  meta.name = meta.generate_name = meta.namespace_name = {};
+  meta.labels.clear();
+  meta.annotations.clear();
+  object m;
+  if (r.Object(obj, "metadata", "request.object", &m)) {
+    constexpr std::string_view path = "request.object.metadata";
+    r.String(m, "name", path, &meta.name);
+    r.String(m, "generateName", path, &meta.generate_name);
+    r.String(m, "namespace", path, &meta.namespace_name);
+    r.Map(m, "labels", path, &meta.labels);
+    r.Map(m, "annotations", path, &meta.annotations);
   }
   object spec;
   if (r.Object(obj, "spec", "request.object", &spec)) {
     r.Containers(spec, "containers", &pod.containers);
     r.Containers(spec, "initContainers", &pod.init_containers);
     r.Containers(spec, "ephemeralContainers", &pod.ephemeral_containers);
+  } else {
+    pod.containers.clear();
+    pod.init_containers.clear();
+    pod.ephemeral_containers.clear();
   }
-  return pod;
 }
 
 }  // namespace
@@ -181,6 +199,11 @@ struct ReviewDecoder::Impl {
   // Bodies without readable padding are copied here; reused, so a review
   // allocates nothing for the copy once the buffer has grown.
   std::string scratch;
+  // The last request decoded, and a Pod kept between reviews: each review
+  // refills their lists in place, in memory the previous review left warm,
+  // instead of allocating a dozen new ones.
+  AdmissionRequest request;
+  Pod spare_pod;
 };
 
 ReviewDecoder::ReviewDecoder(std::size_t max_depth) : impl_(std::make_unique<Impl>()) {
@@ -220,7 +243,14 @@ DecodeResult ReviewDecoder::Decode(std::string_view body, std::size_t readable_p
     return result;
   }
 
-  AdmissionRequest req;
+  AdmissionRequest& req = impl_->request;
+  if (req.pod) {
+    impl_->spare_pod = std::move(*req.pod);  // moves the lists' storage, frees nothing
+    req.pod.reset();
+  }
+  req.version = ReviewVersion::kV1;
+  req.uid = req.operation = req.namespace_name = req.name = {};
+  req.kind = {};
   std::string_view api_version, kind;
   Reader r;
   r.String(review, "apiVersion", "", &api_version);
@@ -262,13 +292,16 @@ DecodeResult ReviewDecoder::Decode(std::string_view body, std::size_t readable_p
 
   if (!r.failed() && req.kind.group.empty() && req.kind.version == "v1" && req.kind.kind == "Pod") {
     object obj;
-    if (r.Object(request, "object", "request", &obj)) req.pod = DecodePod(obj, r);
+    if (r.Object(request, "object", "request", &obj)) {
+      req.pod.emplace(std::move(impl_->spare_pod));
+      DecodePod(obj, r, *req.pod);
+    }
   }
   if (r.failed()) {
     result.error = r.error();
     return result;
   }
-  result.request = std::move(req);
+  result.request = &req;
   return result;
 }
 

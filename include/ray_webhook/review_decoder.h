@@ -1,7 +1,10 @@
 // Decodes an AdmissionReview body into the core's AdmissionRequest.
 //
-// Contract: takes the raw HTTP body; returns either a request whose views point
-// into this decoder's buffers, or a one-line error fit for an HTTP 400 answer.
+// Contract: takes the raw HTTP body; returns either a request that this
+// decoder owns and whose views point into its buffers, or a one-line error fit
+// for an HTTP 400 answer. The decoder keeps the request's lists between
+// reviews and refills them in place, so decoding allocates only when a review
+// has more of something than any before it.
 // It never throws, never recurses on input nesting (the JSON parser is
 // iterative and bounded by max_depth) and never reads more of the Pod than the
 // rules use. One decoder serves one thread; the next Decode() invalidates the
@@ -10,7 +13,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,8 +21,9 @@
 namespace ray_webhook {
 
 struct DecodeResult {
-  std::optional<AdmissionRequest> request;
-  std::string error;  // set when request is empty
+  // Owned by the decoder: valid until its next Decode().
+  const AdmissionRequest* request = nullptr;
+  std::string error;  // set when request is null
 };
 
 class ReviewDecoder {

@@ -6,6 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 namespace ray_webhook {
 namespace {
 
@@ -83,17 +88,70 @@ TEST(ReviewDecoder, BadBodiesGetPreciseErrors) {
   for (const auto& [file, fragment] : expected["cases"].items()) {
     SCOPED_TRACE(file);
     DecodeResult r = decoder.Decode(ReadFixture("bad-requests/" + file));
-    EXPECT_FALSE(r.request.has_value());
+    EXPECT_FALSE(r.request != nullptr);
     EXPECT_NE(r.error.find(fragment.get<std::string>()), std::string::npos) << r.error;
   }
   // The decoder is still usable after every failure.
-  EXPECT_TRUE(decoder.Decode(ReadFixture("reviews/kuberay-0.4-worker.json")).request.has_value());
+  EXPECT_TRUE(decoder.Decode(ReadFixture("reviews/kuberay-0.4-worker.json")).request != nullptr);
+}
+
+// Everything Decode fills in, one field per line, to compare two results.
+std::string Describe(const AdmissionRequest& r) {
+  std::string out = std::string(ApiVersionString(r.version)) + " uid=" + std::string(r.uid) + " op=" +
+                    std::string(r.operation) + " ns=" + std::string(r.namespace_name) + " name=" +
+                    std::string(r.name) + " kind=" + std::string(r.kind.group) + "/" + std::string(r.kind.version) +
+                    "/" + std::string(r.kind.kind) + "\n";
+  if (!r.pod) return out + "no pod\n";
+  const ObjectMeta& m = r.pod->metadata;
+  out += "meta " + std::string(m.name) + " " + std::string(m.generate_name) + " " + std::string(m.namespace_name) + "\n";
+  for (const auto& [k, v] : m.labels) out += "label " + std::string(k) + "=" + std::string(v) + "\n";
+  for (const auto& [k, v] : m.annotations) out += "annotation " + std::string(k) + "=" + std::string(v) + "\n";
+  const std::pair<const char*, const std::vector<Container>*> lists[] = {
+      {"container", &r.pod->containers}, {"init", &r.pod->init_containers}, {"ephemeral", &r.pod->ephemeral_containers}};
+  for (const auto& [what, list] : lists) {
+    for (const Container& c : *list) {
+      out += std::string(what) + " " + std::string(c.name) + " " + std::string(c.image) +
+             (c.has_env_list ? " env-list\n" : "\n");
+      for (auto s : c.command) out += " command " + std::string(s) + "\n";
+      for (auto s : c.args) out += " arg " + std::string(s) + "\n";
+      for (const EnvVar& e : c.env) out += " env " + std::string(e.name) + (e.value ? "=" + std::string(*e.value) : "") + "\n";
+      for (const VolumeMount& v : c.volume_mounts)
+        out += " mount " + std::string(v.name) + " " + std::string(v.mount_path) + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(ReviewDecoder, AReusedDecoderKeepsNothingFromTheReviewBefore) {
+  // Every review fixture, in turn and then backwards, through one decoder:
+  // larger Pods before smaller ones, Pods before non-Pods, and failures in
+  // between. Each result must equal a fresh decoder's.
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::kFixtures / "reviews")) {
+    files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GT(files.size(), 10u);
+  std::vector<std::string> order = files;
+  order.insert(order.end(), files.rbegin(), files.rend());
+  ReviewDecoder reused;
+  for (const std::string& file : order) {
+    SCOPED_TRACE(file);
+    const std::string body = ReadFixture("reviews/" + file);
+    ReviewDecoder fresh;
+    DecodeResult want = fresh.Decode(body);
+    DecodeResult got = reused.Decode(body);
+    ASSERT_EQ(got.request != nullptr, want.request != nullptr) << got.error;
+    EXPECT_EQ(got.error, want.error);
+    if (want.request) EXPECT_EQ(Describe(*got.request), Describe(*want.request));
+    EXPECT_EQ(reused.Decode("{").request, nullptr);  // a failure between any two reviews
+  }
 }
 
 TEST(ReviewDecoder, DepthBoundIsConfigurable) {
   std::string nested = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","x":)";
   nested += std::string(20, '[') + std::string(20, ']') + "}}";
-  EXPECT_TRUE(ReviewDecoder(200).Decode(nested).request.has_value());
+  EXPECT_TRUE(ReviewDecoder(200).Decode(nested).request != nullptr);
   EXPECT_NE(ReviewDecoder(10).Decode(nested).error.find("nested too deeply"), std::string::npos);
 }
 
