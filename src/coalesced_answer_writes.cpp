@@ -32,7 +32,8 @@ HeldRecords* State(BIO* b) { return static_cast<HeldRecords*>(BIO_get_data(b)); 
 bool WriteHeld(HeldRecords& s, BIO* next) {
   std::size_t done = 0;
   while (done < s.bytes.size() && !s.failed) {
-    const int n = BIO_write(next, s.bytes.data() + done, static_cast<int>(std::min<std::size_t>(s.bytes.size() - done, INT_MAX)));
+    const std::size_t left = std::min<std::size_t>(s.bytes.size() - done, INT_MAX);
+    const int n = BIO_write(next, s.bytes.data() + done, static_cast<int>(left));
     if (n > 0) {
       done += static_cast<std::size_t>(n);
     } else if (!(BIO_should_retry(next) && errno == EINTR)) {

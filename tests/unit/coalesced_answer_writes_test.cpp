@@ -98,7 +98,9 @@ class TlsPair : public ::testing::Test {
     fcntl(fds_[1], F_SETFL, flags);
   }
 
-  bool Write(const std::string& s) { return SSL_write(server_, s.data(), static_cast<int>(s.size())) == static_cast<int>(s.size()); }
+  bool Write(const std::string& s) {
+    return SSL_write(server_, s.data(), static_cast<int>(s.size())) == static_cast<int>(s.size());
+  }
 
   int fds_[2] = {-1, -1};
   EVP_PKEY* key_ = nullptr;

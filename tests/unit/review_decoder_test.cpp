@@ -103,18 +103,22 @@ std::string Describe(const AdmissionRequest& r) {
                     "/" + std::string(r.kind.kind) + "\n";
   if (!r.pod) return out + "no pod\n";
   const ObjectMeta& m = r.pod->metadata;
-  out += "meta " + std::string(m.name) + " " + std::string(m.generate_name) + " " + std::string(m.namespace_name) + "\n";
+  out += "meta " + std::string(m.name) + " " + std::string(m.generate_name) + " " + std::string(m.namespace_name) +
+         "\n";
   for (const auto& [k, v] : m.labels) out += "label " + std::string(k) + "=" + std::string(v) + "\n";
   for (const auto& [k, v] : m.annotations) out += "annotation " + std::string(k) + "=" + std::string(v) + "\n";
-  const std::pair<const char*, const std::vector<Container>*> lists[] = {
-      {"container", &r.pod->containers}, {"init", &r.pod->init_containers}, {"ephemeral", &r.pod->ephemeral_containers}};
+  const std::pair<const char*, const std::vector<Container>*> lists[] = {{"container", &r.pod->containers},
+                                                                         {"init", &r.pod->init_containers},
+                                                                         {"ephemeral", &r.pod->ephemeral_containers}};
   for (const auto& [what, list] : lists) {
     for (const Container& c : *list) {
       out += std::string(what) + " " + std::string(c.name) + " " + std::string(c.image) +
              (c.has_env_list ? " env-list\n" : "\n");
       for (auto s : c.command) out += " command " + std::string(s) + "\n";
       for (auto s : c.args) out += " arg " + std::string(s) + "\n";
-      for (const EnvVar& e : c.env) out += " env " + std::string(e.name) + (e.value ? "=" + std::string(*e.value) : "") + "\n";
+      for (const EnvVar& e : c.env) {
+        out += " env " + std::string(e.name) + (e.value ? "=" + std::string(*e.value) : "") + "\n";
+      }
       for (const VolumeMount& v : c.volume_mounts)
         out += " mount " + std::string(v.name) + " " + std::string(v.mount_path) + "\n";
     }
