@@ -2,17 +2,20 @@
 // own thread write them to a file descriptor (the server's stderr) in batches.
 //
 // Contract: the thread that logs formats its line with its own copy of the
-// formatter and appends it to a shared buffer under a lock held only for that
-// copy; it never writes, never waits for the writer and never holds a lock
-// while formatting. The writer thread writes the buffer in one write every
-// `interval`, as soon as it passes batch_bytes, and as soon as a line at warn
-// level or above arrives. flush() writes everything logged so far before it
-// returns; destruction flushes. Lines keep the order in which they entered the
-// buffer. When the descriptor is slower than the server and max_pending_bytes
-// are waiting, new lines are dropped and counted, and the count is written
-// when the writer catches up: logging never slows admission answers.
-// Writes resume after EINTR and partial writes; a write that fails drops that
-// batch. It never closes the descriptor. Thread-safe.
+// formatter and copies it into a ring buffer, in a slot it reserves with one
+// atomic compare-and-swap: it takes no lock, so a logging thread that the
+// scheduler preempts never stalls the others, never writes and never waits
+// for the writer. The writer thread writes what the ring holds every
+// `interval`, as soon as batch_bytes are waiting, and as soon as a line at
+// warn level or above arrives. flush() writes everything logged so far before
+// it returns; destruction flushes. Lines are written in the order their slots
+// were reserved. The ring holds max_pending_bytes, rounded up to a power of
+// two, counting 8 bytes per line besides its text rounded up to 8; when the
+// descriptor is slower than the server and the ring is full, new lines are
+// dropped and counted, and the count is written when the writer catches up:
+// logging never slows admission answers. Writes resume after EINTR and
+// partial writes; a write that fails drops that batch. It never closes the
+// descriptor. Thread-safe.
 #pragma once
 
 #include <spdlog/formatter.h>
@@ -35,7 +38,8 @@ class BatchedLogSink final : public spdlog::sinks::sink {
   struct Options {
     std::chrono::milliseconds interval{500};
     std::size_t batch_bytes = 64 * 1024;
-    std::size_t max_pending_bytes = 4 * 1024 * 1024;
+    // The ring's size, allocated up front; its pages count in RSS once used.
+    std::size_t max_pending_bytes = 256 * 1024;
   };
 
   explicit BatchedLogSink(int fd) : BatchedLogSink(fd, Options{}) {}
@@ -49,12 +53,15 @@ class BatchedLogSink final : public spdlog::sinks::sink {
   void set_pattern(const std::string& pattern) override;
   void set_formatter(std::unique_ptr<spdlog::formatter> formatter) override;
 
-  // Lines dropped so far because max_pending_bytes were waiting.
+  // Lines dropped so far because the ring was full.
   std::uint64_t dropped() const { return dropped_total_.load(); }
 
  private:
   void WriterLoop();
-  void WritePending();  // takes write_mutex_, then batch_mutex_ briefly
+  // Writes the lines whose slots are filled, in order. With wait_for_all it
+  // also waits for slots reserved before the call to be filled (flush).
+  void WritePending(bool wait_for_all);
+  void RequestWrite();
   std::unique_ptr<spdlog::formatter> CloneFormatter() const;
 
   const int fd_;
@@ -63,16 +70,29 @@ class BatchedLogSink final : public spdlog::sinks::sink {
   mutable std::mutex formatter_mutex_;
   std::unique_ptr<spdlog::formatter> formatter_;  // guarded by formatter_mutex_
   std::atomic<std::uint64_t> formatter_version_{0};
+
+  // The ring: bytes [tail_, head_) are reserved, in slots of an 8-byte header
+  // (0 while the slot is being filled, else the text's length + 1) and the
+  // text, padded to 8. Positions only grow; the byte of position p is at
+  // p & (capacity_ - 1). Consumed bytes are zeroed before tail_ passes them.
+  const std::size_t capacity_;
+  struct FreeRing {
+    void operator()(char* p) const;
+  };
+  std::unique_ptr<char, FreeRing> ring_;
+  std::atomic<std::uint64_t> head_{0};
+  std::atomic<std::uint64_t> tail_{0};  // advanced by the writer only
+  std::atomic<std::uint64_t> dropped_{0};  // not yet reported
   std::atomic<std::uint64_t> dropped_total_{0};
 
-  std::mutex batch_mutex_;  // the only lock a logging thread takes
+  // Waking the writer: a logging thread takes wake_mutex_ only to notify,
+  // once per batch or warning, never per line.
+  std::atomic<bool> wake_requested_{false};
+  std::mutex wake_mutex_;
   std::condition_variable wake_;
-  std::string batch_;            // guarded by batch_mutex_
-  std::uint64_t dropped_ = 0;    // guarded by batch_mutex_, not yet reported
-  bool wake_requested_ = false;  // guarded by batch_mutex_
-  bool stop_ = false;            // guarded by batch_mutex_
+  bool stop_ = false;  // guarded by wake_mutex_
 
-  std::mutex write_mutex_;  // taken before batch_mutex_: batches are written in order
+  std::mutex write_mutex_;  // one consumer at a time: the writer thread or flush()
   std::string writing_;     // guarded by write_mutex_
   std::thread writer_;
 };

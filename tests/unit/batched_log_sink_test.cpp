@@ -195,5 +195,74 @@ TEST(BatchedLogSink, LinesFromManyThreadsArriveWholeAndInEachThreadsOrder) {
   EXPECT_EQ(count, kThreads * kLines);
 }
 
+TEST(BatchedLogSink, LinesWrapAroundTheRingWhole) {
+  Pipe pipe;
+  // A 256-byte ring: three lines of up to 60 bytes of text (80-byte slots) fit, and lines of
+  // every length from 0 to 60 cross its end again and again.
+  auto logger = LoggerOn(std::make_shared<BatchedLogSink>(pipe.write_end(), NoTimer(1 << 20, 256)));
+  std::string want;
+  for (int round = 0; round < 40; ++round) {
+    for (int i = 0; i < 3; ++i) {
+      const std::string text(static_cast<std::size_t>((round * 7 + i * 31) % 61), static_cast<char>('a' + i));
+      logger->info(text);
+      want += "info " + text + "\n";
+    }
+    logger->flush();
+  }
+  EXPECT_EQ(pipe.Drain(), want);
+}
+
+TEST(BatchedLogSink, ASmallRingUnderManyThreadsDropsWholeLinesAndCountsThem) {
+  Pipe pipe;
+  auto sink = std::make_shared<BatchedLogSink>(pipe.write_end(), NoTimer(256, 1024));
+  auto logger = LoggerOn(sink);
+  constexpr int kThreads = 8;
+  constexpr int kLines = 2000;
+  std::string seen;
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done) {
+      seen += pipe.Drain();
+      std::this_thread::yield();
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kLines; ++i) {
+        logger->info("t{} n{} {}", t, i, std::string(static_cast<std::size_t>(i % 50), 'x'));
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  logger->flush();
+  done = true;
+  reader.join();
+  seen += pipe.Drain();
+
+  std::vector<int> last(kThreads, -1);
+  std::istringstream lines(seen);
+  std::string line;
+  std::uint64_t written = 0, reported = 0;
+  while (std::getline(lines, line)) {
+    unsigned long long n = 0;
+    if (std::sscanf(line.c_str(), "ray-webhook: %llu log lines were dropped", &n) == 1) {
+      reported += n;
+      continue;
+    }
+    int t = -1, i = -1;
+    ASSERT_EQ(std::sscanf(line.c_str(), "info t%d n%d", &t, &i), 2) << "a torn line: " << line;
+    ASSERT_TRUE(t >= 0 && t < kThreads) << line;
+    EXPECT_EQ(line, "info t" + std::to_string(t) + " n" + std::to_string(i) + " " +
+                        std::string(static_cast<std::size_t>(i % 50), 'x'));
+    EXPECT_GT(i, last[t]) << "thread " << t << " out of order";
+    last[t] = i;
+    ++written;
+  }
+  // Every line is either written whole or counted as dropped, and every drop is reported.
+  EXPECT_EQ(written + sink->dropped(), static_cast<std::uint64_t>(kThreads) * kLines);
+  EXPECT_EQ(reported, sink->dropped());
+}
+
 }  // namespace
 }  // namespace ray_webhook
