@@ -147,7 +147,9 @@ TEST(ReviewDecoder, AReusedDecoderKeepsNothingFromTheReviewBefore) {
     DecodeResult got = reused.Decode(body);
     ASSERT_EQ(got.request != nullptr, want.request != nullptr) << got.error;
     EXPECT_EQ(got.error, want.error);
-    if (want.request) EXPECT_EQ(Describe(*got.request), Describe(*want.request));
+    if (want.request) {
+      EXPECT_EQ(Describe(*got.request), Describe(*want.request));
+    }
     EXPECT_EQ(reused.Decode("{").request, nullptr);  // a failure between any two reviews
   }
 }
