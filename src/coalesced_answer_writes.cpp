@@ -62,15 +62,6 @@ int Write(BIO* b, const char* data, int len) {
   return n;
 }
 
-int Read(BIO* b, char* out, int len) {
-  BIO* next = BIO_next(b);
-  BIO_clear_retry_flags(b);
-  if (next == nullptr) return -1;
-  const int n = BIO_read(next, out, len);
-  if (n <= 0) BIO_copy_next_retry(b);
-  return n;
-}
-
 long Ctrl(BIO* b, int cmd, long num, void* ptr) {
   HeldRecords* s = State(b);
   BIO* next = BIO_next(b);
@@ -118,7 +109,7 @@ const FilterMethod& Method() {
     f.type = BIO_get_new_index() | BIO_TYPE_FILTER;
     BIO_METHOD* m = BIO_meth_new(f.type, "ray-webhook coalesced answer writes");
     if (m != nullptr &&
-        (BIO_meth_set_write(m, Write) != 1 || BIO_meth_set_read(m, Read) != 1 || BIO_meth_set_ctrl(m, Ctrl) != 1 ||
+        (BIO_meth_set_write(m, Write) != 1 || BIO_meth_set_ctrl(m, Ctrl) != 1 ||
          BIO_meth_set_callback_ctrl(m, CallbackCtrl) != 1 || BIO_meth_set_create(m, Create) != 1 ||
          BIO_meth_set_destroy(m, Destroy) != 1)) {
       BIO_meth_free(m);

@@ -180,10 +180,13 @@ struct WebhookServer::Impl {
         SetError(r, 405, "MethodNotAllowed", "method " + q.method + " is not allowed on " + q.path);
         return httplib::Server::HandlerResponse::Handled;
       }
-      if (review && !IsJsonContentType(ContentType(q))) {
-        SetError(r, 415, "UnsupportedMediaType",
-                 "Content-Type must be application/json, got \"" + std::string(ContentType(q).substr(0, 64)) + "\"");
-        return httplib::Server::HandlerResponse::Handled;
+      if (review) {
+        const std::string_view type = ContentType(q);
+        if (!IsJsonContentType(type)) {
+          SetError(r, 415, "UnsupportedMediaType",
+                   "Content-Type must be application/json, got \"" + std::string(type.substr(0, 64)) + "\"");
+          return httplib::Server::HandlerResponse::Handled;
+        }
       }
       return httplib::Server::HandlerResponse::Unhandled;
     });

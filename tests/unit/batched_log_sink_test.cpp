@@ -68,6 +68,28 @@ std::string AwaitBytes(Pipe& pipe, std::size_t want) {
   return seen;
 }
 
+// Runs `threads` threads that each call log_lines(thread index) while another
+// thread reads the pipe (it holds 64 KiB, less than what the tests log), then
+// flushes and returns everything that was written.
+template <typename LogLines>
+std::string LogFromThreads(Pipe& pipe, spdlog::logger& logger, int threads, LogLines log_lines) {
+  std::string seen;
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done) {
+      seen += pipe.Drain();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::vector<std::thread> loggers;
+  for (int t = 0; t < threads; ++t) loggers.emplace_back([&, t] { log_lines(t); });
+  for (std::thread& th : loggers) th.join();
+  logger.flush();
+  done = true;
+  reader.join();
+  return seen + pipe.Drain();
+}
+
 TEST(BatchedLogSink, InfoLinesWaitForTheTimerOrFlush) {
   Pipe pipe;
   auto logger = LoggerOn(std::make_shared<BatchedLogSink>(pipe.write_end(), NoTimer()));
@@ -159,26 +181,9 @@ TEST(BatchedLogSink, LinesFromManyThreadsArriveWholeAndInEachThreadsOrder) {
   auto logger = LoggerOn(std::make_shared<BatchedLogSink>(pipe.write_end(), NoTimer(512)));
   constexpr int kThreads = 8;
   constexpr int kLines = 200;
-  // Read while they write: the pipe holds 64 KiB, less than all the lines.
-  std::string seen;
-  std::atomic<bool> done{false};
-  std::thread reader([&] {
-    while (!done) {
-      seen += pipe.Drain();
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+  const std::string seen = LogFromThreads(pipe, *logger, kThreads, [&](int t) {
+    for (int i = 0; i < kLines; ++i) logger->info("t{} n{}", t, i);
   });
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kLines; ++i) logger->info("t{} n{}", t, i);
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  logger->flush();
-  done = true;
-  reader.join();
-  seen += pipe.Drain();
 
   std::vector<int> next(kThreads, 0);
   std::istringstream lines(seen);
@@ -218,27 +223,11 @@ TEST(BatchedLogSink, ASmallRingUnderManyThreadsDropsWholeLinesAndCountsThem) {
   auto logger = LoggerOn(sink);
   constexpr int kThreads = 8;
   constexpr int kLines = 2000;
-  std::string seen;
-  std::atomic<bool> done{false};
-  std::thread reader([&] {
-    while (!done) {
-      seen += pipe.Drain();
-      std::this_thread::yield();
+  const std::string seen = LogFromThreads(pipe, *logger, kThreads, [&](int t) {
+    for (int i = 0; i < kLines; ++i) {
+      logger->info("t{} n{} {}", t, i, std::string(static_cast<std::size_t>(i % 50), 'x'));
     }
   });
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kLines; ++i) {
-        logger->info("t{} n{} {}", t, i, std::string(static_cast<std::size_t>(i % 50), 'x'));
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  logger->flush();
-  done = true;
-  reader.join();
-  seen += pipe.Drain();
 
   std::vector<int> last(kThreads, -1);
   std::istringstream lines(seen);
