@@ -14,8 +14,8 @@
 
 namespace ray_webhook {
 
-// The RFC 6902 array as kube-apiserver will decode it.
-std::string EncodePatch(const std::vector<PatchOperation>& patch);
+// Appends the RFC 6902 array as kube-apiserver will decode it.
+void AppendPatch(const std::vector<PatchOperation>& patch, std::string& out);
 
 std::string EncodeAdmissionResponse(const AdmissionRequest& request, const Decision& decision);
 

@@ -2,6 +2,7 @@
 // AdmissionResponse.patch, whose Go type is []byte.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,11 @@
 namespace ray_webhook {
 
 std::string Base64Encode(std::string_view bytes);
+
+// Replaces text[from, end) with its base64 encoding, in place, so that an
+// answer can write its patch and then encode it without a second buffer.
+// text grows by a third; nothing before `from` changes.
+void EncodeBase64Tail(std::string& text, std::size_t from);
 
 // Decodes what Base64Encode writes; nullopt on any character outside the
 // standard alphabet (padding aside). For tools and tests that read patches.

@@ -46,6 +46,23 @@ TEST(AdmissionResponse, PatchAndPatchTypeComeTogether) {
                          R"({"op":"remove","path":"/metadata/generateName"}])"));
 }
 
+// The answer is sized ahead from the operation count; a patch far larger than
+// that estimate must still come out whole.
+TEST(AdmissionResponse, PatchLargerThanTheAnswerWasSizedForIsWhole) {
+  Decision d;
+  std::vector<EnvEntry> env;
+  for (int i = 0; i < 300; ++i) env.push_back({"VAR_" + std::to_string(i), std::string(100, 'a' + i % 26)});
+  d.patch.push_back({"add", "/spec/containers/0/env", env});
+  d.warnings.push_back("after the patch");
+  const json j = json::parse(EncodeAdmissionResponse(Request(), d));
+  const json patch = json::parse(Base64Decode(j["response"]["patch"].get<std::string>()).value());
+  ASSERT_EQ(patch.size(), 1u);
+  ASSERT_EQ(patch[0]["value"].size(), 300u);
+  EXPECT_EQ(patch[0]["value"][299]["name"], "VAR_299");
+  EXPECT_EQ(patch[0]["value"][299]["value"], std::string(100, 'a' + 299 % 26));
+  EXPECT_EQ(j["response"]["warnings"], json::array({"after the patch"}));
+}
+
 TEST(AdmissionResponse, DenialCarriesStatus) {
   Decision d;
   d.warnings.push_back("w");
