@@ -33,7 +33,7 @@ int RunReview(const Command& cmd) {
     }
     body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  ReviewDecoder decoder(cmd.config.max_json_depth);
+  ReviewDecoder decoder;
   ReviewOutcome out = HandleReview(body, cmd.endpoint, cmd.config, decoder);
   std::cout << out.body << "\n";
   if (out.http_status != 200) {

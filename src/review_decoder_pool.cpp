@@ -13,7 +13,7 @@ ReviewDecoderPool::Lease ReviewDecoderPool::Acquire() {
     ++created_;
   }
   // Outside the lock: a new decoder allocates its parser's buffers.
-  return Lease(this, std::make_unique<ReviewDecoder>(max_json_depth_));
+  return Lease(this, std::make_unique<ReviewDecoder>());
 }
 
 void ReviewDecoderPool::Return(std::unique_ptr<ReviewDecoder> d) {

@@ -266,7 +266,7 @@ struct WebhookServer::Impl {
   }
 
   Config config;
-  ReviewDecoderPool decoders{config.max_json_depth};  // outlives the server's threads
+  ReviewDecoderPool decoders;  // outlives the server's threads
   HttpsServer server;
   ServingCertificate certificate;
   ConnectionTracker tracker;

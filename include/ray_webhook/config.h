@@ -64,7 +64,6 @@ struct Config {
   // Limits. 7 MiB is controller-runtime's webhook body limit; kube-apiserver
   // itself sends at most about 2 x 3 MiB.
   std::size_t max_body_bytes = 7 * 1024 * 1024;
-  std::size_t max_json_depth = 200;
 };
 
 }  // namespace ray_webhook

@@ -5,10 +5,14 @@
 // for an HTTP 400 answer. The decoder keeps the request's lists between
 // reviews and refills them in place, so decoding allocates only when a review
 // has more of something than any before it.
-// It never throws, never recurses on input nesting (the JSON parser is
-// iterative and bounded by max_depth) and never reads more of the Pod than the
-// rules use. One decoder serves one thread; the next Decode() invalidates the
-// previous request. The JSON library stays behind this interface.
+// It never throws and never recurses on input nesting: it walks the body
+// once, front to back (simdjson On Demand), builds no tree, and skips what the
+// rules do not read with the parser's iterative scan, so no depth bound is
+// needed. What it reads is checked in full; what it skips is checked only as
+// far as the scan goes (UTF-8, strings, bracket balance), as for any On Demand
+// reader. A repeated key counts with its last value, as in Go's encoding/json.
+// One decoder serves one thread; the next Decode() invalidates the previous
+// request. The JSON library stays behind this interface.
 #pragma once
 
 #include <cstddef>
@@ -28,8 +32,7 @@ struct DecodeResult {
 
 class ReviewDecoder {
  public:
-  // Bodies nested deeper than max_depth are refused, not parsed.
-  explicit ReviewDecoder(std::size_t max_depth = 200);
+  ReviewDecoder();
   ~ReviewDecoder();
   ReviewDecoder(const ReviewDecoder&) = delete;
   ReviewDecoder& operator=(const ReviewDecoder&) = delete;

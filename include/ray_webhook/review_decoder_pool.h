@@ -39,8 +39,6 @@ class ReviewDecoderPool {
     std::unique_ptr<ReviewDecoder> decoder_;
   };
 
-  explicit ReviewDecoderPool(std::size_t max_json_depth) : max_json_depth_(max_json_depth) {}
-
   Lease Acquire();
 
   // Decoders made so far: the most reviews that ran at once.
@@ -49,7 +47,6 @@ class ReviewDecoderPool {
  private:
   void Return(std::unique_ptr<ReviewDecoder> d);
 
-  const std::size_t max_json_depth_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<ReviewDecoder>> free_;  // back is the most recently returned
   std::size_t created_ = 0;

@@ -15,7 +15,7 @@ namespace {
 using testing::ReadFixture;
 
 TEST(ReviewDecoderPool, OneReviewAtATimeReusesOneDecoder) {
-  ReviewDecoderPool pool(200);
+  ReviewDecoderPool pool;
   ReviewDecoder* first = nullptr;
   for (int i = 0; i < 5; ++i) {
     ReviewDecoderPool::Lease lease = pool.Acquire();
@@ -26,7 +26,7 @@ TEST(ReviewDecoderPool, OneReviewAtATimeReusesOneDecoder) {
 }
 
 TEST(ReviewDecoderPool, HeldDecodersAreNeverSharedAndComeBackLastInFirstOut) {
-  ReviewDecoderPool pool(200);
+  ReviewDecoderPool pool;
   ReviewDecoder* a = nullptr;
   ReviewDecoder* b = nullptr;
   {
@@ -41,7 +41,7 @@ TEST(ReviewDecoderPool, HeldDecodersAreNeverSharedAndComeBackLastInFirstOut) {
 }
 
 TEST(ReviewDecoderPool, AMovedLeaseReturnsItsDecoderOnce) {
-  ReviewDecoderPool pool(200);
+  ReviewDecoderPool pool;
   {
     ReviewDecoderPool::Lease la = pool.Acquire();
     ReviewDecoderPool::Lease moved(std::move(la));
@@ -53,7 +53,7 @@ TEST(ReviewDecoderPool, AMovedLeaseReturnsItsDecoderOnce) {
 }
 
 TEST(ReviewDecoderPool, ConcurrentReviewsEachDecodeTheirOwnBody) {
-  ReviewDecoderPool pool(200);
+  ReviewDecoderPool pool;
   const std::string worker = ReadFixture("reviews/kuberay-1.0-worker-short.json");
   const std::string head = ReadFixture("reviews/head-generate-name-only.json");
   constexpr int kThreads = 8;

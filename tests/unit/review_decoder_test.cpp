@@ -154,11 +154,51 @@ TEST(ReviewDecoder, AReusedDecoderKeepsNothingFromTheReviewBefore) {
   }
 }
 
-TEST(ReviewDecoder, DepthBoundIsConfigurable) {
-  std::string nested = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","x":)";
-  nested += std::string(20, '[') + std::string(20, ']') + "}}";
-  EXPECT_TRUE(ReviewDecoder(200).Decode(nested).request != nullptr);
-  EXPECT_NE(ReviewDecoder(10).Decode(nested).error.find("nested too deeply"), std::string::npos);
+// 100,000 levels of nesting in a field the rules do not read: a decoder that
+// recursed per level would overflow its thread's stack here. The Pod's own
+// fields are still read.
+TEST(ReviewDecoder, DeepNestingIsSkippedWithoutRecursion) {
+  std::string body = ReadFixture("reviews/kuberay-1.0-worker-short.json");
+  const std::size_t spec = body.find("\"spec\": {");
+  ASSERT_NE(spec, std::string::npos);
+  body.insert(spec + 9, "\"deep\":" + std::string(100000, '[') + std::string(100000, ']') + ",");
+  ReviewDecoder decoder;
+  DecodeResult r = decoder.Decode(body);
+  ASSERT_TRUE(r.request) << r.error;
+  ASSERT_TRUE(r.request->pod);
+  ASSERT_EQ(r.request->pod->containers.size(), 1u);
+  EXPECT_EQ(r.request->pod->containers[0].name, "ray-worker");
+}
+
+// One pass in document order: the kind may come after the object it names,
+// and a repeated key counts with its last value, as in Go's encoding/json.
+TEST(ReviewDecoder, KindAfterObjectAndRepeatedKeys) {
+  ReviewDecoder decoder;
+  DecodeResult r = decoder.Decode(ReadFixture("decoding/kind-after-object-repeated-keys.json"));
+  ASSERT_TRUE(r.request) << r.error;
+  EXPECT_EQ(r.request->uid, "second");
+  ASSERT_TRUE(r.request->pod);
+  ASSERT_EQ(r.request->pod->containers.size(), 1u);
+  EXPECT_EQ(r.request->pod->containers[0].name, "last");
+  EXPECT_EQ(Lookup(r.request->pod->metadata.labels, "a"), std::nullopt);
+  EXPECT_EQ(Lookup(r.request->pod->metadata.labels, "b"), "2");
+  // A type error in an object that turns out not to be a Pod is not an error.
+  r = decoder.Decode(ReadFixture("decoding/not-a-pod-after-object.json"));
+  ASSERT_TRUE(r.request) << r.error;
+  EXPECT_FALSE(r.request->pod);
+}
+
+// Whatever follows the review is invalid JSON, as for Go's decoder.
+TEST(ReviewDecoder, TrailingContentIsInvalidJson) {
+  ReviewDecoder decoder;
+  const std::string review = ReadFixture("reviews/kuberay-1.0-worker-short.json");
+  EXPECT_TRUE(decoder.Decode(review + " \n").request != nullptr);
+  for (const std::string tail : {" {}", " x", " 1", ","}) {
+    SCOPED_TRACE(tail);
+    DecodeResult r = decoder.Decode(review + tail);
+    EXPECT_EQ(r.request, nullptr);
+    EXPECT_NE(r.error.find("not valid JSON"), std::string::npos) << r.error;
+  }
 }
 
 }  // namespace
