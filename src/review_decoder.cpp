@@ -300,7 +300,12 @@ struct ReviewDecoder::Impl {
   Pod spare_pod;
 };
 
-ReviewDecoder::ReviewDecoder() : impl_(std::make_unique<Impl>()) {}
+ReviewDecoder::ReviewDecoder() : impl_(std::make_unique<Impl>()) {
+  // Room for any ordinary Pod up front (pages are touched only as used), so
+  // bodies of slightly different sizes do not each grow the buffers again.
+  // Larger bodies grow them on demand; if this fails, iterate() retries per request.
+  if (impl_->parser.allocate(64 * 1024) != simdjson::SUCCESS) return;
+}
 
 ReviewDecoder::~ReviewDecoder() = default;
 
