@@ -80,7 +80,7 @@ class Reader {
     return Ok(v.get_array().get(*out));
   }
 
-  // Calls visit(object) for each element of the array v; elements that are not
+  // Calls visit(object) for each element of a; elements that are not
   // objects fail with what_else at path.
   template <typename Visit>
   void Objects(od::array a, std::string_view path, std::string_view what_else, Visit&& visit) {
