@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <string>
+#include <utility>
 
 namespace ray_webhook {
 namespace {
@@ -36,6 +37,13 @@ class Reader {
   bool Ok(error_code e) {
     if (e != SUCCESS && !failed()) json_error_ = e;
     return e == SUCCESS;
+  }
+
+  // An array element and its JSON type; false, with the error recorded, when
+  // either cannot be read.
+  template <typename Item>
+  bool Element(Item&& item, od::value* e, od::json_type* t) {
+    return Ok(std::forward<Item>(item).get(*e)) && Ok(e->type().get(*t));
   }
 
   // Calls visit(key, value) for each field in document order until it fails.
@@ -87,7 +95,7 @@ class Reader {
     for (auto item : a) {
       od::value e;
       od::json_type t;
-      if (!Ok(std::move(item).get(e)) || !Ok(e.type().get(t))) return;
+      if (!Element(std::move(item), &e, &t)) return;
       od::object o;
       if (t != od::json_type::object) return Fail(path, what_else);
       if (!Ok(e.get_object().get(o))) return;
@@ -103,7 +111,7 @@ class Reader {
     for (auto item : a) {
       od::value e;
       od::json_type t;
-      if (!Ok(std::move(item).get(e)) || !Ok(e.type().get(t))) return;
+      if (!Element(std::move(item), &e, &t)) return;
       if (t != od::json_type::string) return Fail(path, "expected an array of strings");
       std::string_view s;
       if (!Ok(e.get_string().get(s))) return;
@@ -139,7 +147,7 @@ class Reader {
     for (auto item : list) {
       od::value e;
       od::json_type t;
-      if (!Ok(std::move(item).get(e)) || !Ok(e.type().get(t))) return;
+      if (!Element(std::move(item), &e, &t)) return;
       od::object c;
       if (t != od::json_type::object) return Fail(here(), "expected an object");
       if (!Ok(e.get_object().get(c))) return;
@@ -298,6 +306,14 @@ struct ReviewDecoder::Impl {
   // instead of allocating a dozen new ones.
   AdmissionRequest request;
   Pod spare_pod;
+
+  // Sets the request's Pod aside, moving its lists' storage (freeing nothing),
+  // for the next Pod decoded to refill.
+  void ParkPod() {
+    if (!request.pod) return;
+    spare_pod = std::move(*request.pod);
+    request.pod.reset();
+  }
 };
 
 ReviewDecoder::ReviewDecoder() : impl_(std::make_unique<Impl>()) {
@@ -344,10 +360,7 @@ DecodeResult ReviewDecoder::Decode(std::string_view body, std::size_t readable_p
   }
 
   AdmissionRequest& req = impl_->request;
-  if (req.pod) {
-    impl_->spare_pod = std::move(*req.pod);  // moves the lists' storage, frees nothing
-    req.pod.reset();
-  }
+  impl_->ParkPod();
   req.version = ReviewVersion::kV1;
   req.uid = req.operation = req.namespace_name = req.name = {};
   req.kind = {};
@@ -395,10 +408,7 @@ DecodeResult ReviewDecoder::Decode(std::string_view body, std::size_t readable_p
           if (!req.kind.kind.empty() && !IsCorePod(req.kind)) return;
           od::object obj;
           pod = Reader();
-          if (req.pod) {
-            impl_->spare_pod = std::move(*req.pod);
-            req.pod.reset();
-          }
+          impl_->ParkPod();
           if (!pod.Object(f, "request.object", &obj)) return;
           req.pod.emplace(std::move(impl_->spare_pod));
           DecodePod(obj, pod, *req.pod);
@@ -446,9 +456,8 @@ DecodeResult ReviewDecoder::Decode(std::string_view body, std::size_t readable_p
   if (!r.failed() && req.uid.empty()) r.Fail("request.uid", "missing; the answer must echo it");
   if (IsCorePod(req.kind)) {
     r.Adopt(pod);
-  } else if (req.pod) {
-    impl_->spare_pod = std::move(*req.pod);
-    req.pod.reset();
+  } else {
+    impl_->ParkPod();
   }
   if (r.failed()) {
     result.error = r.error();
