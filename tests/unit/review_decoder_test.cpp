@@ -188,6 +188,20 @@ TEST(ReviewDecoder, KindAfterObjectAndRepeatedKeys) {
   EXPECT_FALSE(r.request->pod);
 }
 
+// A root that is valid JSON but no object is "not a JSON object"; a bare word
+// that only starts like a literal is invalid JSON.
+TEST(ReviewDecoder, ScalarRootsAreToldFromInvalidJson) {
+  ReviewDecoder decoder;
+  for (const std::string body : {"12", "\"x\"", "true", "null", "[]"}) {
+    SCOPED_TRACE(body);
+    EXPECT_NE(decoder.Decode(body).error.find("not a JSON object"), std::string::npos);
+  }
+  for (const std::string body : {"tru", "nul", "-"}) {
+    SCOPED_TRACE(body);
+    EXPECT_NE(decoder.Decode(body).error.find("not valid JSON"), std::string::npos);
+  }
+}
+
 // Whatever follows the review is invalid JSON, as for Go's decoder.
 TEST(ReviewDecoder, TrailingContentIsInvalidJson) {
   ReviewDecoder decoder;
