@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -320,7 +321,16 @@ ReviewDecoder::ReviewDecoder() : impl_(std::make_unique<Impl>()) {
   // Room for any ordinary Pod up front (pages are touched only as used), so
   // bodies of slightly different sizes do not each grow the buffers again.
   // Larger bodies grow them on demand; if this fails, iterate() retries per request.
-  if (impl_->parser.allocate(64 * 1024) != simdjson::SUCCESS) return;
+  if (impl_->parser.allocate(kDefaultCapacity) != simdjson::SUCCESS) return;
+}
+
+std::size_t ReviewDecoder::capacity() const { return std::max(impl_->parser.capacity(), impl_->scratch.capacity()); }
+
+void ReviewDecoder::ShrinkToDefault() {
+  if (capacity() <= kDefaultCapacity) return;
+  // A fresh Impl also drops the lists a large Pod grew (thousands of env entries).
+  impl_ = std::make_unique<Impl>();
+  if (impl_->parser.allocate(kDefaultCapacity) != simdjson::SUCCESS) return;
 }
 
 ReviewDecoder::~ReviewDecoder() = default;

@@ -1,12 +1,14 @@
 #include "ray_webhook/review_decoder_pool.h"
 
+#include <utility>
+
 namespace ray_webhook {
 
 ReviewDecoderPool::Lease ReviewDecoderPool::Acquire() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!free_.empty()) {
-      std::unique_ptr<ReviewDecoder> d = std::move(free_.back());
+      std::unique_ptr<ReviewDecoder> d = std::move(free_.back().decoder);
       free_.pop_back();
       return Lease(this, std::move(d));
     }
@@ -18,7 +20,36 @@ ReviewDecoderPool::Lease ReviewDecoderPool::Acquire() {
 
 void ReviewDecoderPool::Return(std::unique_ptr<ReviewDecoder> d) {
   std::lock_guard<std::mutex> lock(mutex_);
-  free_.push_back(std::move(d));
+  free_.push_back(Idle{std::move(d), true});
+}
+
+std::size_t ReviewDecoderPool::ShrinkIdle() {
+  std::vector<std::unique_ptr<ReviewDecoder>> grown;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Idle> kept;
+    kept.reserve(free_.size());
+    for (Idle& idle : free_) {
+      if (!idle.lent_since_shrink && idle.decoder->capacity() > ReviewDecoder::kDefaultCapacity) {
+        grown.push_back(std::move(idle.decoder));
+      } else {
+        kept.push_back(Idle{std::move(idle.decoder), false});
+      }
+    }
+    free_ = std::move(kept);
+  }
+  if (grown.empty()) return 0;
+  // Outside the lock, which Acquire() needs: shrinking frees megabytes. A review
+  // arriving meanwhile gets another decoder or a new one.
+  for (std::unique_ptr<ReviewDecoder>& d : grown) d->ShrinkToDefault();
+  std::lock_guard<std::mutex> lock(mutex_);
+  // At the front: the decoders used longest ago, handed out last.
+  std::vector<Idle> reordered;
+  reordered.reserve(grown.size() + free_.size());
+  for (std::unique_ptr<ReviewDecoder>& d : grown) reordered.push_back(Idle{std::move(d), false});
+  for (Idle& idle : free_) reordered.push_back(std::move(idle));
+  free_ = std::move(reordered);
+  return grown.size();
 }
 
 std::size_t ReviewDecoderPool::created() const {

@@ -29,6 +29,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr char kJson[] = "application/json";
+// A decoder grown by a large review keeps its size while large reviews keep
+// coming (regrowing costs page faults on every one), and gives it back within
+// two of these once they stop (ReviewDecoderPool::ShrinkIdle).
+constexpr auto kDecoderShrinkInterval = std::chrono::seconds(5);
 
 // A value in a log line, quoted only when it needs it, so lines stay
 // greppable and a hostile uid cannot forge fields. Formatted in place: an
@@ -249,6 +253,7 @@ struct WebhookServer::Impl {
   // Certificate reloads and the per-request deadline, until Serve() ends.
   void Maintain() {
     auto next_reload = Clock::now() + config.cert_reload_interval;
+    auto next_decoder_shrink = Clock::now() + kDecoderShrinkInterval;
     std::unique_lock<std::mutex> lock(mutex);
     while (!served) {
       cv.wait_for(lock, std::chrono::milliseconds(250));
@@ -260,6 +265,10 @@ struct WebhookServer::Impl {
       if (Clock::now() >= next_reload) {
         ReloadCertificate();
         next_reload = Clock::now() + config.cert_reload_interval;
+      }
+      if (Clock::now() >= next_decoder_shrink) {
+        if (std::size_t shrunk = decoders.ShrinkIdle()) spdlog::debug("gave back the buffers of {} idle decoder(s) grown by large reviews", shrunk);
+        next_decoder_shrink = Clock::now() + kDecoderShrinkInterval;
       }
       lock.lock();
     }

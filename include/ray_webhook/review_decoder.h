@@ -42,6 +42,18 @@ class ReviewDecoder {
   // parser reads the body in place instead of copying it first.
   DecodeResult Decode(std::string_view body, std::size_t readable_padding = 0);
 
+  // The largest body decoded without growing: kDefaultCapacity for a new
+  // decoder. A larger body grows the buffers to fit it, by about six bytes of
+  // address space per body byte, and they stay that size until shrunk.
+  static constexpr std::size_t kDefaultCapacity = 64 * 1024;
+  std::size_t capacity() const;
+
+  // Makes a decoder that grew for a large body hold no more than a new one, so
+  // that a burst of large reviews does not pin their memory for the life of
+  // the process. Does nothing to a decoder that never grew. Invalidates the
+  // last request.
+  void ShrinkToDefault();
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

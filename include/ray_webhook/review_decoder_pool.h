@@ -7,8 +7,11 @@
 // (the server keeps 64 threads or more, and a decoder's buffers are tens of
 // kilobytes once touched). Leases come back last in, first out, so on a busy
 // core the next review reuses the buffers the last one left in the CPU's
-// caches. Thread-safe; the lock covers only a pointer push or pop. The pool
-// must outlive its leases.
+// caches. ShrinkIdle() gives back what large bodies grew in decoders that sat
+// unused since its previous call; called periodically, it keeps decoders grown
+// while large reviews keep coming and returns their memory once they stop.
+// Thread-safe; the lock covers only pointer moves, never an allocation or a
+// free of a decoder's buffers. The pool must outlive its leases.
 #pragma once
 
 #include <cstddef>
@@ -41,14 +44,23 @@ class ReviewDecoderPool {
 
   Lease Acquire();
 
+  // Shrinks (ReviewDecoder::ShrinkToDefault) every free decoder that grew and
+  // was not lent since the previous call. Returns how many it shrank.
+  std::size_t ShrinkIdle();
+
   // Decoders made so far: the most reviews that ran at once.
   std::size_t created() const;
 
  private:
+  struct Idle {
+    std::unique_ptr<ReviewDecoder> decoder;
+    bool lent_since_shrink;  // lent since the last ShrinkIdle()
+  };
+
   void Return(std::unique_ptr<ReviewDecoder> d);
 
   mutable std::mutex mutex_;
-  std::vector<std::unique_ptr<ReviewDecoder>> free_;  // back is the most recently returned
+  std::vector<Idle> free_;  // back is the most recently returned
   std::size_t created_ = 0;
 };
 

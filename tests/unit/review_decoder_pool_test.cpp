@@ -78,5 +78,50 @@ TEST(ReviewDecoderPool, ConcurrentReviewsEachDecodeTheirOwnBody) {
   EXPECT_LE(pool.created(), static_cast<std::size_t>(kThreads));
 }
 
+
+TEST(ReviewDecoderPool, ShrinkIdleShrinksGrownDecodersLeftUnusedSinceTheCallBefore) {
+  ReviewDecoderPool pool;
+  const std::string large = testing::PaddedReview("reviews/kuberay-1.0-worker-short.json", 300 * 1024);
+  ReviewDecoder* grown = nullptr;
+  {
+    ReviewDecoderPool::Lease lease = pool.Acquire();
+    ASSERT_TRUE(lease->Decode(large).request);
+    grown = &*lease;
+  }
+  EXPECT_EQ(pool.ShrinkIdle(), 0u);  // lent since the last call (there was none)
+  {
+    ReviewDecoderPool::Lease lease = pool.Acquire();  // large reviews keep coming
+    EXPECT_EQ(&*lease, grown);
+    EXPECT_GE(lease->capacity(), large.size());
+  }
+  EXPECT_EQ(pool.ShrinkIdle(), 0u);
+  EXPECT_EQ(pool.ShrinkIdle(), 1u);  // idle for a whole period: shrunk
+  EXPECT_EQ(pool.ShrinkIdle(), 0u);  // and only once
+  ReviewDecoderPool::Lease lease = pool.Acquire();
+  EXPECT_EQ(&*lease, grown);
+  EXPECT_EQ(lease->capacity(), ReviewDecoder::kDefaultCapacity);
+  EXPECT_TRUE(lease->Decode(large).request);
+  EXPECT_EQ(pool.created(), 1u);
+}
+
+TEST(ReviewDecoderPool, ShrunkDecodersAreHandedOutLast) {
+  ReviewDecoderPool pool;
+  const std::string large = testing::PaddedReview("reviews/kuberay-1.0-worker-short.json", 300 * 1024);
+  ReviewDecoder* grown = nullptr;
+  ReviewDecoder* small = nullptr;
+  {
+    ReviewDecoderPool::Lease a = pool.Acquire();
+    ReviewDecoderPool::Lease b = pool.Acquire();
+    ASSERT_TRUE(a->Decode(large).request);
+    grown = &*a;
+    small = &*b;
+  }  // b returns first, then a: a would be handed out next
+  pool.ShrinkIdle();
+  EXPECT_EQ(pool.ShrinkIdle(), 1u);
+  ReviewDecoderPool::Lease first = pool.Acquire();
+  ReviewDecoderPool::Lease second = pool.Acquire();
+  EXPECT_EQ(&*first, small);
+  EXPECT_EQ(&*second, grown);
+}
 }  // namespace
 }  // namespace ray_webhook

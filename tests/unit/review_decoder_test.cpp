@@ -215,5 +215,38 @@ TEST(ReviewDecoder, TrailingContentIsInvalidJson) {
   }
 }
 
+
+TEST(ReviewDecoder, ALargeBodyGrowsItAndShrinkToDefaultGivesThatBack) {
+  ReviewDecoder decoder;
+  EXPECT_EQ(decoder.capacity(), ReviewDecoder::kDefaultCapacity);
+  const std::string small = ReadFixture("reviews/kuberay-1.0-worker-short.json");
+  const std::string large = testing::PaddedReview("reviews/kuberay-1.0-worker-short.json", 300 * 1024);
+
+  DecodeResult r = decoder.Decode(large);
+  ASSERT_TRUE(r.request) << r.error;
+  EXPECT_EQ(Lookup(r.request->pod->metadata.annotations, "example.com/padding").value_or("").size(), 300u * 1024);
+  EXPECT_GE(decoder.capacity(), large.size());
+
+  decoder.ShrinkToDefault();
+  EXPECT_EQ(decoder.capacity(), ReviewDecoder::kDefaultCapacity);
+  // Still a working decoder: small bodies fit, a large one grows it again.
+  r = decoder.Decode(small);
+  ASSERT_TRUE(r.request) << r.error;
+  EXPECT_EQ(Lookup(r.request->pod->metadata.labels, "ray.io/node-type"), "worker");
+  EXPECT_EQ(decoder.capacity(), ReviewDecoder::kDefaultCapacity);
+  r = decoder.Decode(large);
+  ASSERT_TRUE(r.request) << r.error;
+  EXPECT_EQ(Lookup(r.request->pod->metadata.annotations, "example.com/padding").value_or("").size(), 300u * 1024);
+}
+
+TEST(ReviewDecoder, ShrinkToDefaultKeepsTheBuffersOfADecoderThatNeverGrew) {
+  ReviewDecoder decoder;
+  const std::string small = ReadFixture("reviews/kuberay-1.0-worker-short.json");
+  const AdmissionRequest* before = decoder.Decode(small).request;
+  ASSERT_TRUE(before);
+  decoder.ShrinkToDefault();
+  // The same request object is refilled: nothing was freed and made anew.
+  EXPECT_EQ(decoder.Decode(small).request, before);
+}
 }  // namespace
 }  // namespace ray_webhook
