@@ -57,8 +57,8 @@ int RunServe(const Config& config) {
   // come from mmap and go back to the kernel when freed. By default glibc raises
   // that threshold to the size of each such block freed (up to 32 MiB,
   // mallopt(3)); large buffers then come from the heap and stay resident: 16
-  // connections sending 2 MB reviews left the server at 66 MB for good, against
-  // 15 MB with the threshold fixed (bench/README.md, item 25).
+  // connections sending 2 MB reviews left the server at 63-67 MB for good, idle
+  // decoders shrunk or not, against 14 MB with the threshold fixed (bench/README.md, item 25).
   mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
   // Logs go to stderr, leaving stdout to answers (review) and to nothing
   // (serve). Lines are batched in memory and written by the sink's thread

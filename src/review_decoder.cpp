@@ -328,9 +328,9 @@ std::size_t ReviewDecoder::capacity() const { return std::max(impl_->parser.capa
 
 void ReviewDecoder::ShrinkToDefault() {
   if (capacity() <= kDefaultCapacity) return;
-  // A fresh Impl also drops the lists a large Pod grew (thousands of env entries).
-  impl_ = std::make_unique<Impl>();
-  if (impl_->parser.allocate(kDefaultCapacity) != simdjson::SUCCESS) return;
+  // A new decoder's state also drops the lists a large Pod grew (thousands of env entries).
+  ReviewDecoder fresh;
+  std::swap(impl_, fresh.impl_);
 }
 
 ReviewDecoder::~ReviewDecoder() = default;

@@ -250,7 +250,7 @@ struct WebhookServer::Impl {
     }
   }
 
-  // Certificate reloads and the per-request deadline, until Serve() ends.
+  // Certificate reloads, the per-request deadline and shrinking idle decoders, until Serve() ends.
   void Maintain() {
     auto next_reload = Clock::now() + config.cert_reload_interval;
     auto next_decoder_shrink = Clock::now() + kDecoderShrinkInterval;
