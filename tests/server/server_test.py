@@ -533,6 +533,28 @@ def case_tls_versions(work):
         strict.stop()
 
 
+def case_large_reviews(work):
+    # A review far above the decoder's 64 KiB default grows one decoder; the
+    # maintenance thread gives that back once it has sat idle (5 to 10 s).
+    server = Server(work, "--log-level", "debug")
+    try:
+        review = json.loads(fixture("kuberay-1.0-worker-short.json"))
+        review["request"]["object"]["metadata"]["annotations"]["example.com/padding"] = "x" * (2 * 1024 * 1024)
+        large = json.dumps(review).encode()
+        status, _, body = server.post("/mutate", large)
+        check(status == 200 and json.loads(body)["response"]["allowed"] is True,
+              f"a 2 MB review is answered (got {status})")
+        check(server.logged("gave back the buffers of 1 idle decoder", within=15.0),
+              "the decoder the large review grew is shrunk once idle")
+        status, _, body = server.post("/mutate", large)
+        check(status == 200 and "patch" in json.loads(body)["response"],
+              f"a large review after the shrink is answered in full (got {status})")
+        status, _, _ = server.post("/mutate", fixture("kuberay-1.0-worker-short.json"))
+        check(status == 200, f"so is a small one (got {status})")
+    finally:
+        server.stop()
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
