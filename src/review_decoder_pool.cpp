@@ -1,5 +1,6 @@
 #include "ray_webhook/review_decoder_pool.h"
 
+#include <iterator>
 #include <utility>
 
 namespace ray_webhook {
@@ -24,31 +25,24 @@ void ReviewDecoderPool::Return(std::unique_ptr<ReviewDecoder> d) {
 }
 
 std::size_t ReviewDecoderPool::ShrinkIdle() {
-  std::vector<std::unique_ptr<ReviewDecoder>> grown;
+  std::vector<Idle> grown;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<Idle> kept;
-    kept.reserve(free_.size());
     for (Idle& idle : free_) {
       if (!idle.lent_since_shrink && idle.decoder->capacity() > ReviewDecoder::kDefaultCapacity) {
-        grown.push_back(std::move(idle.decoder));
-      } else {
-        kept.push_back(Idle{std::move(idle.decoder), false});
+        grown.push_back(Idle{std::move(idle.decoder), false});
       }
+      idle.lent_since_shrink = false;
     }
-    free_ = std::move(kept);
+    std::erase_if(free_, [](const Idle& idle) { return !idle.decoder; });
   }
   if (grown.empty()) return 0;
   // Outside the lock, which Acquire() needs: shrinking frees megabytes. A review
   // arriving meanwhile gets another decoder or a new one.
-  for (std::unique_ptr<ReviewDecoder>& d : grown) d->ShrinkToDefault();
+  for (Idle& idle : grown) idle.decoder->ShrinkToDefault();
   std::lock_guard<std::mutex> lock(mutex_);
   // At the front: the decoders used longest ago, handed out last.
-  std::vector<Idle> reordered;
-  reordered.reserve(grown.size() + free_.size());
-  for (std::unique_ptr<ReviewDecoder>& d : grown) reordered.push_back(Idle{std::move(d), false});
-  for (Idle& idle : free_) reordered.push_back(std::move(idle));
-  free_ = std::move(reordered);
+  free_.insert(free_.begin(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
   return grown.size();
 }
 

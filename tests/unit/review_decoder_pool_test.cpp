@@ -78,7 +78,6 @@ TEST(ReviewDecoderPool, ConcurrentReviewsEachDecodeTheirOwnBody) {
   EXPECT_LE(pool.created(), static_cast<std::size_t>(kThreads));
 }
 
-
 TEST(ReviewDecoderPool, ShrinkIdleShrinksGrownDecodersLeftUnusedSinceTheCallBefore) {
   ReviewDecoderPool pool;
   const std::string large = testing::PaddedReview("reviews/kuberay-1.0-worker-short.json", 300 * 1024);
@@ -123,5 +122,6 @@ TEST(ReviewDecoderPool, ShrunkDecodersAreHandedOutLast) {
   EXPECT_EQ(&*first, small);
   EXPECT_EQ(&*second, grown);
 }
+
 }  // namespace
 }  // namespace ray_webhook

@@ -215,7 +215,6 @@ TEST(ReviewDecoder, TrailingContentIsInvalidJson) {
   }
 }
 
-
 TEST(ReviewDecoder, ALargeBodyGrowsItAndShrinkToDefaultGivesThatBack) {
   ReviewDecoder decoder;
   EXPECT_EQ(decoder.capacity(), ReviewDecoder::kDefaultCapacity);
@@ -248,5 +247,6 @@ TEST(ReviewDecoder, ShrinkToDefaultKeepsTheBuffersOfADecoderThatNeverGrew) {
   // The same request object is refilled: nothing was freed and made anew.
   EXPECT_EQ(decoder.Decode(small).request, before);
 }
+
 }  // namespace
 }  // namespace ray_webhook
