@@ -2,7 +2,8 @@
 #   docker build -t ray-webhook:0.1.0 .
 # Two stages from the same Debian 12 image: the build stage installs the Debian
 # -dev packages and builds exactly as scripts/build.sh does (it runs that
-# script); the runtime stage holds the binary, the shared libraries `ldd` says
+# script, which trains the profile-guided build of the core on the review
+# fixtures in tests/fixtures/reviews/); the runtime stage holds the binary, the shared libraries `ldd` says
 # it needs beyond the base image, and nothing else.
 ARG DEBIAN_IMAGE=debian:bookworm-slim
 
@@ -15,8 +16,10 @@ RUN bash scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
 COPY CMakeLists.txt ./
 COPY include/ include/
 COPY src/ src/
-COPY scripts/build.sh scripts/
-# cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DRAY_WEBHOOK_BUILD_TESTS=OFF
+COPY pgo/ pgo/
+COPY tests/fixtures/reviews/ tests/fixtures/reviews/
+COPY scripts/build.sh scripts/build-with-profile.sh scripts/
+# scripts/build-with-profile.sh build -DCMAKE_BUILD_TYPE=Release -DRAY_WEBHOOK_BUILD_TESTS=OFF
 # cmake --build build -j2
 RUN bash scripts/build.sh
 # Stage the binary and every shared library it loads, except those that come

@@ -22,8 +22,9 @@ bench_install() {
 
 # bench_build BUILD_DIR LOG [CMAKE_ARG...]: configures and builds in Release the
 # targets in $BENCH_TARGETS (default: ray-webhook ceiling_server review_bench).
-# Uses the top-level project when its CMakeLists.txt adds bench/, else configures
-# bench/ on its own (which pulls the project in). Output goes to LOG; on failure
+# Uses the top-level project when its CMakeLists.txt adds bench/, and then builds
+# the core profile-guided as scripts/build.sh does; else configures bench/ on its
+# own (which pulls the project in). Output goes to LOG; on failure
 # its errors are shown and it returns 1.
 bench_build() {
   local build_dir="$1" log="$2" source_dir want
@@ -36,7 +37,14 @@ bench_build() {
     rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles"
   fi
   echo "bench: building Release in $build_dir (log: $log)" >&2
-  if ! { cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+  # The core as it ships: profile-guided (scripts/build.sh does the same).
+  local profile=(true)
+  if [ "$source_dir" = . ] && [ -f scripts/build-with-profile.sh ]; then
+    profile=(bash scripts/build-with-profile.sh "$build_dir" -DCMAKE_BUILD_TYPE=Release
+             -DRAY_WEBHOOK_BUILD_BENCH=ON -DRAY_WEBHOOK_BUILD_TESTS=OFF "$@")
+  fi
+  if ! { "${profile[@]}" &&
+         cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
            -DRAY_WEBHOOK_BUILD_BENCH=ON -DRAY_WEBHOOK_BUILD_TESTS=OFF "$@" &&
          cmake --build "$build_dir" -j"$(nproc)" --target ${BENCH_TARGETS:-ray-webhook ceiling_server review_bench}; } \
        >"$log" 2>&1; then

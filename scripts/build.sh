@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs missing Debian packages, then configures and builds into build/.
+# Installs missing Debian packages, then configures and builds into build/,
+# the core with profile-guided optimisation (scripts/build-with-profile.sh).
 #   scripts/build.sh           the server only
 #   scripts/build.sh --test    the server and its tests
 set -euo pipefail
@@ -11,5 +12,5 @@ else
   bash scripts/install-deps.sh
   tests=OFF
 fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DRAY_WEBHOOK_BUILD_TESTS=$tests >/dev/null
+bash scripts/build-with-profile.sh build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DRAY_WEBHOOK_BUILD_TESTS=$tests
 cmake --build build -j"${JOBS:-2}"
