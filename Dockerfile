@@ -3,8 +3,8 @@
 # Two stages from the same Debian 12 image: the build stage installs the Debian
 # -dev packages and builds exactly as scripts/build.sh does (it runs that
 # script, which trains the profile-guided build of the core on the review
-# fixtures in tests/fixtures/reviews/); the runtime stage holds the binary, the shared libraries `ldd` says
-# it needs beyond the base image, and nothing else.
+# fixtures in tests/fixtures/reviews/); the runtime stage holds the binary, the
+# shared libraries `ldd` says it needs beyond the base image, and nothing else.
 ARG DEBIAN_IMAGE=debian:bookworm-slim
 
 FROM ${DEBIAN_IMAGE} AS build
