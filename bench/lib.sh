@@ -53,3 +53,13 @@ bench_build() {
     return 1
   fi
 }
+
+# bench_core_build BUILD_DIR: says how the core in BUILD_DIR was compiled, for the
+# figures' headers ("core profile-guided" or "core without a profile").
+bench_core_build() {
+  if grep -qix 'RAY_WEBHOOK_PGO:STRING=use' "$1/CMakeCache.txt" 2>/dev/null; then
+    echo "core profile-guided"
+  else
+    echo "core without a profile"
+  fi
+}

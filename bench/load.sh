@@ -284,7 +284,7 @@ idle_after="$(idle_percent)"
 
 # --- 5. table ----------------------------------------------------------------------
 echo
-echo "$(basename "$body") ($(wc -c <"$body") bytes), POST /mutate, ${duration}s x $repeat per row$( [ "$repeat" -gt 1 ] && echo ", medians"), $pinning, $(nproc) CPUs, $threads server threads"
+echo "$(basename "$body") ($(wc -c <"$body") bytes), POST /mutate, ${duration}s x $repeat per row$( [ "$repeat" -gt 1 ] && echo ", medians"), $pinning, $(nproc) CPUs, $threads server threads, $(bench_core_build "$build_dir")"
 echo "CPUs idle before the runs: ${idle_before}%, after: ${idle_after}%$( [ "$idle_before" -lt 90 ] || [ "$idle_after" -lt 90 ] && echo " (below 90%: something else was running)")"
 awk -F'\t' -v conn_order="$connections" '
   # Portable (mawk has no asort): insertion sort, then the middle.

@@ -39,7 +39,7 @@ if $build; then
 fi
 pin=()
 [ "$(nproc)" -ge 2 ] && pin=(taskset -c 1)
-echo "bench: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" >&2
+echo "bench: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(bench_core_build "$build_dir")" >&2
 # Afterwards, the CPU time used by anything else during the run, as a share of all
 # CPUs (/proc/stat): above a few percent, another job shared the machine and the
 # times are high and noisy.
