@@ -37,14 +37,13 @@ bench_build() {
     rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles"
   fi
   echo "bench: building Release in $build_dir (log: $log)" >&2
-  # The core as it ships: profile-guided (scripts/build.sh does the same).
-  local profile=(true)
+  local configure=(cmake -S "$source_dir" -B "$build_dir")
+  # The core as it ships: profile-guided (scripts/build.sh does the same). The
+  # script ends by configuring the build dir, so it replaces the plain configure.
   if [ "$source_dir" = . ] && [ -f scripts/build-with-profile.sh ]; then
-    profile=(bash scripts/build-with-profile.sh "$build_dir" -DCMAKE_BUILD_TYPE=Release
-             -DRAY_WEBHOOK_BUILD_BENCH=ON -DRAY_WEBHOOK_BUILD_TESTS=OFF "$@")
+    configure=(bash scripts/build-with-profile.sh "$build_dir")
   fi
-  if ! { "${profile[@]}" &&
-         cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+  if ! { "${configure[@]}" -DCMAKE_BUILD_TYPE=Release \
            -DRAY_WEBHOOK_BUILD_BENCH=ON -DRAY_WEBHOOK_BUILD_TESTS=OFF "$@" &&
          cmake --build "$build_dir" -j"$(nproc)" --target ${BENCH_TARGETS:-ray-webhook ceiling_server review_bench}; } \
        >"$log" 2>&1; then
