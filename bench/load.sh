@@ -21,10 +21,13 @@
 #      times, runs wrk for --duration seconds against each server in turn, so
 #      that the servers are measured side by side and a slow spell of the
 #      machine falls on all of them alike;
-#   5. prints one table: requests/s, p50, p99, errors, the server's peak RSS
-#      (VmHWM from /proc/PID/status, read after the row's last run) and "other CPU"
-#      per (server, connections), medians when --repeat > 1; then ray-webhook as a
-#      share of the ceiling and the cost of info logging against warn.
+#   5. prints one table: requests/s, p50, p99, errors, the server's CPU time per
+#      request (utime + stime from /proc/PID/stat over the run, divided by the
+#      requests wrk counted), its peak RSS (VmHWM from /proc/PID/status, read after
+#      the row's last run) and "other CPU" per (server, connections), medians when
+#      --repeat > 1; then ray-webhook as a share of the ceiling, in requests/s and
+#      in CPU per request (the ceiling's divided by ray-webhook's), and the cost of
+#      info logging against warn.
 #      "other CPU" is the CPU time used during the run by anything but this server
 #      and wrk, as a share of all CPUs (/proc/stat): above a few percent, another
 #      job shared the machine and the row is low and noisy. A run disturbed by more
@@ -138,7 +141,7 @@ else
 fi
 
 # --- 4. runs -----------------------------------------------------------------------
-results="$tmp/results.tsv"  # server conns rps p50_us p99_us errors vmhwm_kb other_cpu_percent
+results="$tmp/results.tsv"  # server conns rps p50_us p99_us errors vmhwm_kb other_cpu_percent cpu_us
 clk_tck="$(getconf CLK_TCK)"
 : >"$results"
 
@@ -231,9 +234,13 @@ measure() {
   done
   errors=$(( $(field connect "$line") + $(field read "$line") + $(field write "$line") +
              $(field status "$line") + $(field timeout "$line") ))
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
-    "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$pid")" "$other" >>"$results"
-  echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line") other_cpu=$other%" >&2
+  # The server's CPU time per request: at one connection it is busy only part of
+  # the time, so this is what a request costs it, whatever the round trip adds.
+  cpu_us="$(awk -v s=$((own1 - own0)) -v n="$(field requests "$line")" -v hz="$clk_tck" \
+    'BEGIN {printf "%.1f", n ? s / hz * 1e6 / n : 0}')"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
+    "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$pid")" "$other" "$cpu_us" >>"$results"
+  echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line") other_cpu=$other% cpu_us=$cpu_us" >&2
 }
 
 # Idle share of all CPUs over one second, before anything of ours runs: other work
@@ -301,15 +308,16 @@ awk -F'\t' -v conn_order="$connections" '
     key = $1 "\t" $2
     if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
     rps[key] = rps[key] " " $3; p50[key] = p50[key] " " $4; p99[key] = p99[key] " " $5
-    err[key] += $6; hwm[key] = $7; oth[key] = oth[key] " " $8
+    err[key] += $6; hwm[key] = $7; oth[key] = oth[key] " " $8; cpu[key] = cpu[key] " " $9
   }
   END {
-    printf "%-20s %5s %12s %9s %9s %7s %10s %11s\n", "server", "conns", "requests/s", "p50 ms", "p99 ms", "errors", "VmHWM MB", "other CPU"
+    printf "%-20s %5s %12s %9s %9s %7s %11s %10s %11s\n", "server", "conns", "requests/s", "p50 ms", "p99 ms", "errors",
+      "CPU us/req", "VmHWM MB", "other CPU"
     for (i = 1; i <= rows; i++) {
       k = order[i]; split(k, kk, "\t")
-      m = median(rps[k]); med_rps[k] = m
-      printf "%-20s %5d %12.0f %9.3f %9.3f %7d %10.1f %10.1f%%\n", kk[1], kk[2], m, median(p50[k]) / 1000,
-        median(p99[k]) / 1000, err[k], hwm[k] / 1024, median(oth[k])
+      m = median(rps[k]); med_rps[k] = m; med_cpu[k] = median(cpu[k])
+      printf "%-20s %5d %12.0f %9.3f %9.3f %7d %11.1f %10.1f %10.1f%%\n", kk[1], kk[2], m, median(p50[k]) / 1000,
+        median(p99[k]) / 1000, err[k], med_cpu[k], hwm[k] / 1024, median(oth[k])
     }
     print ""
     nc = split(conn_order, cs, " ")
@@ -319,7 +327,11 @@ awk -F'\t' -v conn_order="$connections" '
       for (i = 1; i <= rows; i++) {
         k = order[i]; split(k, kk, "\t")
         if (kk[2] != c || kk[1] == "ceiling" || base == 0) continue
-        printf "%s at %d connections: %.0f%% of the ceiling\n", kk[1], c, 100 * med_rps[k] / base
+        cbase = med_cpu["ceiling\t" c]
+        printf "%s at %d connections: %.0f%% of the ceiling in requests/s", kk[1], c, 100 * med_rps[k] / base
+        # The same share by cost: the ceiling pays this share of what a request costs ray-webhook.
+        if (cbase > 0 && med_cpu[k] > 0) printf ", %.0f%% in CPU per request", 100 * cbase / med_cpu[k]
+        printf "\n"
       }
       warn = med_rps["ray-webhook/warn\t" c]; info = med_rps["ray-webhook/info\t" c]
       if (warn > 0 && info > 0)
