@@ -15,6 +15,7 @@
 
 #include "ray_webhook/batched_log_sink.h"
 #include "ray_webhook/command_line.h"
+#include "ray_webhook/log_line_formatter.h"
 #include "ray_webhook/review_handler.h"
 #include "ray_webhook/webhook_server.h"
 
@@ -66,7 +67,8 @@ int RunServe(const Config& config) {
   spdlog::set_default_logger(
       std::make_shared<spdlog::logger>("ray-webhook", std::make_shared<BatchedLogSink>(STDERR_FILENO)));
   spdlog::set_level(spdlog::level::from_str(config.log_level));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%fZ %l %v", spdlog::pattern_time_type::utc);
+  // Lines read "2026-11-30T18:05:47.123456Z info message" (UTC).
+  spdlog::set_formatter(std::make_unique<LogLineFormatter>());
 
 
   WebhookServer server(config);

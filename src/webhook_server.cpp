@@ -19,6 +19,7 @@
 #include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
 #include "ray_webhook/metrics.h"
+#include "ray_webhook/review_log_line.h"
 #include "ray_webhook/review_decoder_pool.h"
 #include "ray_webhook/review_handler.h"
 #include "ray_webhook/serving_certificate.h"
@@ -34,20 +35,11 @@ constexpr char kJson[] = "application/json";
 // two of these once they stop (ReviewDecoderPool::ShrinkIdle).
 constexpr auto kDecoderShrinkInterval = std::chrono::seconds(5);
 
-// A value in a log line, quoted only when it needs it, so lines stay
-// greppable and a hostile uid cannot forge fields. Formatted in place: an
-// info line per review should not allocate a string per field.
+// A user-supplied value in a warn or error line, written as AppendLogValue
+// writes it.
 struct LogValue {
   std::string_view value;
 };
-
-bool NeedsQuotes(std::string_view v) {
-  if (v.empty()) return true;
-  for (char c : v) {
-    if (c == ' ' || c == '"' || c == '=' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return true;
-  }
-  return false;
-}
 
 void SetError(httplib::Response& res, int status, std::string_view reason, std::string_view message) {
   res.status = status;
@@ -95,12 +87,9 @@ struct fmt::formatter<ray_webhook::LogValue> {
   constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
   template <typename Context>
   auto format(const ray_webhook::LogValue& v, Context& ctx) const {
-    if (!ray_webhook::NeedsQuotes(v.value)) {
-      const std::string_view shown = v.value.substr(0, 253);
-      return std::copy(shown.begin(), shown.end(), ctx.out());
-    }
-    const std::string quoted = ray_webhook::Quote(v.value, 128);
-    return std::copy(quoted.begin(), quoted.end(), ctx.out());
+    std::string shown;
+    ray_webhook::AppendLogValue(v.value, &shown);
+    return std::copy(shown.begin(), shown.end(), ctx.out());
   }
 };
 
@@ -145,15 +134,23 @@ struct WebhookServer::Impl {
     }
     const Decision& d = out.decision;
     metrics.CountDecision(d);
-    if (!spdlog::should_log(spdlog::level::info)) return;  // skip building the fields
-    // Never env values or whole objects: they may hold secrets.
-    spdlog::info(
-        "review path={} uid={} namespace={} pod={} cluster={} decision={} rule={} patch_ops={} warnings={} "
-        "head_lookup={} us={}",
-        path, LogValue{out.uid}, LogValue{out.namespace_name}, LogValue{out.pod_name}, LogValue{out.cluster},
-        d.allowed ? "allow" : "deny", d.allowed ? "-" : d.denial.rule, d.patch.size(), d.warnings.size(),
-        out.looked_up_heads ? "yes" : "no",
-        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+    if (!spdlog::should_log(spdlog::level::info)) return;  // skip building the line
+    thread_local std::string line;
+    line.clear();
+    AppendReviewLogLine({.path = path,
+                         .uid = out.uid,
+                         .namespace_name = out.namespace_name,
+                         .pod = out.pod_name,
+                         .cluster = out.cluster,
+                         .allowed = d.allowed,
+                         .rule = d.denial.rule,
+                         .patch_ops = d.patch.size(),
+                         .warnings = d.warnings.size(),
+                         .looked_up_heads = out.looked_up_heads,
+                         .micros = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()},
+                        &line);
+    // A ready line: spdlog's string_view overload skips fmt altogether.
+    spdlog::default_logger_raw()->log(spdlog::level::info, spdlog::string_view_t(line.data(), line.size()));
   }
 
   void Routes() {

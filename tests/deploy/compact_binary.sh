@@ -24,7 +24,7 @@ for source in main command_line kube_api_client serving_certificate tls_policy; 
   if [ "$opt" = -Os ]; then pass "src/$source.cpp compiled with -Os"
   else fail "src/$source.cpp compiled with -Os (last -O flag: '${opt:-none}')"; fi
 done
-for source in review_handler review_decoder webhook_server batched_log_sink metrics; do
+for source in review_handler review_decoder webhook_server batched_log_sink log_line_formatter review_log_line metrics; do
   cmd="$(command_of "$source")"
   opt="$(last_opt "$cmd")"
   if [ -n "$cmd" ] && [ "$opt" != -Os ]; then pass "src/$source.cpp keeps its optimisation ($opt)"
