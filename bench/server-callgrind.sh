@@ -106,7 +106,10 @@ measure() {
   wait "$server_pid" 2>/dev/null || true
   server_pid=""
   local short="$file.1" long="$file.2"
-  [ -s "$short" ] && [ -s "$long" ] || { echo "server-callgrind.sh: no dumps for $name; see $file.log" >&2; exit 1; }
+  if [ ! -s "$short" ] || [ ! -s "$long" ]; then
+    echo "server-callgrind.sh: no dumps for $name; see $file.log" >&2
+    exit 1
+  fi
   # Self cost per function of each window, "cost<TAB>name".
   local w
   for w in "$short" "$long"; do
