@@ -26,7 +26,7 @@ void LogLineFormatter::format(const spdlog::details::log_msg& msg, spdlog::memor
     const std::time_t t = static_cast<std::time_t>(cached_second_);
     std::tm tm{};
     ::gmtime_r(&t, &tm);
-    // %Y is at least four digits; years past 9999 are not written by this server.
+    // Four digits, as %Y writes them until 9999; system_clock's nanoseconds end in 2262.
     const int year = tm.tm_year + 1900;
     Put2(prefix_, year / 100);
     Put2(prefix_ + 2, year % 100);
