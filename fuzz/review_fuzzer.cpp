@@ -5,8 +5,11 @@
 // patch is a JSON array of add/replace/remove operations; and, for bodies
 // that are valid JSON, the patch applies to the object and the patched object
 // needs no further patch (idempotence). The head lookup is simulated from the
-// input so the second-head rule is exercised too.
+// input so the second-head rule is exercised too. The server's review log line
+// built from any answer must read back as its eleven fields, in order, with no
+// control character: a hostile value can neither forge a field nor break the line.
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +20,7 @@
 
 #include "ray_webhook/base64.h"
 #include "ray_webhook/review_handler.h"
+#include "ray_webhook/review_log_line.h"
 
 namespace {
 
@@ -71,6 +75,71 @@ json CheckAnswer(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
   return patch;
 }
 
+// Reads one value of the log line at pos: a quoted string whose escapes are
+// \\, \" and \xHH, or a bare run up to the next space that holds no quote,
+// '=' or backslash. Leaves pos after it.
+void ReadLogValue(std::string_view line, std::size_t& pos) {
+  if (pos < line.size() && line[pos] == '"') {
+    for (++pos; pos < line.size() && line[pos] != '"'; ++pos) {
+      if (line[pos] != '\\') continue;
+      Require(pos + 1 < line.size());
+      const char e = line[++pos];
+      if (e == 'x') {
+        Require(pos + 2 < line.size() && std::isxdigit(static_cast<unsigned char>(line[pos + 1])) &&
+                std::isxdigit(static_cast<unsigned char>(line[pos + 2])));
+        pos += 2;
+      } else {
+        Require(e == '\\' || e == '"');
+      }
+    }
+    Require(pos < line.size());  // the closing quote
+    ++pos;
+    return;
+  }
+  const std::size_t start = pos;
+  while (pos < line.size() && line[pos] != ' ') {
+    Require(line[pos] != '"' && line[pos] != '=' && line[pos] != '\\');
+    ++pos;
+  }
+  Require(pos > start);
+}
+
+void CheckLogLine(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
+  const ray_webhook::Decision& d = out.decision;
+  std::string line;
+  ray_webhook::AppendReviewLogLine({.path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate",
+                                    .uid = out.uid,
+                                    .namespace_name = out.namespace_name,
+                                    .pod = out.pod_name,
+                                    .cluster = out.cluster,
+                                    .allowed = d.allowed,
+                                    .rule = d.denial.rule,
+                                    .patch_ops = d.patch.size(),
+                                    .warnings = d.warnings.size(),
+                                    .looked_up_heads = out.looked_up_heads,
+                                    .micros = 7},
+                                   &line);
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    Require(c >= 0x20 && c != 0x7F);
+    if (c == 0xC2 && i + 1 < line.size()) {
+      const auto next = static_cast<unsigned char>(line[i + 1]);
+      Require(next < 0x80 || next > 0x9F);  // no C1 control
+    }
+  }
+  constexpr std::string_view kKeys[] = {"path",     "uid",       "namespace", "pod",         "cluster", "decision",
+                                        "rule",     "patch_ops", "warnings",  "head_lookup", "us"};
+  Require(line.starts_with("review "));
+  std::size_t pos = 7;
+  for (std::size_t k = 0; k < std::size(kKeys); ++k) {
+    if (k > 0) Require(pos < line.size() && line[pos++] == ' ');
+    Require(line.substr(pos).starts_with(kKeys[k]) && line.substr(pos + kKeys[k].size()).starts_with("="));
+    pos += kKeys[k].size() + 1;
+    ReadLogValue(line, pos);
+  }
+  Require(pos == line.size());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -95,6 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (Endpoint endpoint : {Endpoint::kMutate, Endpoint::kValidate}) {
     const auto out = ray_webhook::HandleReview(body, endpoint, config, decoder, lookup);
     const json patch = CheckAnswer(out, endpoint);
+    if (out.http_status == 200) CheckLogLine(out, endpoint);
     if (patch.is_null()) continue;
 
     // Re-state the body without duplicate keys, so both JSON libraries see the same document.
