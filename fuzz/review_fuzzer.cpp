@@ -105,20 +105,8 @@ void ReadLogValue(std::string_view line, std::size_t& pos) {
 }
 
 void CheckLogLine(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
-  const ray_webhook::Decision& d = out.decision;
   std::string line;
-  ray_webhook::AppendReviewLogLine({.path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate",
-                                    .uid = out.uid,
-                                    .namespace_name = out.namespace_name,
-                                    .pod = out.pod_name,
-                                    .cluster = out.cluster,
-                                    .allowed = d.allowed,
-                                    .rule = d.denial.rule,
-                                    .patch_ops = d.patch.size(),
-                                    .warnings = d.warnings.size(),
-                                    .looked_up_heads = out.looked_up_heads,
-                                    .micros = 7},
-                                   &line);
+  ray_webhook::AppendReviewLogLine(ray_webhook::ReviewLogFieldsOf(out, endpoint, 7), &line);
   for (std::size_t i = 0; i < line.size(); ++i) {
     const auto c = static_cast<unsigned char>(line[i]);
     Require(c >= 0x20 && c != 0x7F);

@@ -4,8 +4,8 @@
 //
 // Reviews each AdmissionReview FILE on /mutate and on /validate, N times each
 // (default 50), the way the server does: one decoder reused from review to
-// review, the body in a string with spare capacity, and a head lookup that
-// finds no head Pods. Built only when RAY_WEBHOOK_PGO=generate, so running it
+// review, the body in a string with spare capacity, a head lookup that finds
+// no head Pods, and the review's log line built as at info level, the default. Built only when RAY_WEBHOOK_PGO=generate, so running it
 // writes the core's profile; scripts/build-with-profile.sh feeds it the review
 // fixtures, which are the Pod shapes of every KubeRay release the project
 // knows, valid or not. Exits 1 when a FILE cannot be read or none is given.
@@ -20,6 +20,7 @@
 #include "ray_webhook/config.h"
 #include "ray_webhook/review_decoder.h"
 #include "ray_webhook/review_handler.h"
+#include "ray_webhook/review_log_line.h"
 
 namespace {
 
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
   };
   long reviews = 0;
   std::size_t answer_bytes = 0;
+  std::string line;
   for (int r = 0; r < rounds; ++r) {
     for (const std::string& body : bodies) {
       for (Endpoint endpoint : {Endpoint::kMutate, Endpoint::kValidate}) {
@@ -74,9 +76,13 @@ int main(int argc, char** argv) {
             ray_webhook::HandleReview(body, endpoint, config, decoder, no_heads, body.capacity() - body.size());
         answer_bytes += out.body.size();
         ++reviews;
+        if (out.http_status != 200) continue;
+        line.clear();
+        ray_webhook::AppendReviewLogLine(ray_webhook::ReviewLogFieldsOf(out, endpoint, 10), &line);
+        answer_bytes += line.size();
       }
     }
   }
-  std::printf("pgo_train: %ld reviews of %zu files, %zu answer bytes\n", reviews, bodies.size(), answer_bytes);
+  std::printf("pgo_train: %ld reviews of %zu files, %zu answer and log bytes\n", reviews, bodies.size(), answer_bytes);
   return 0;
 }

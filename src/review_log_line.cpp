@@ -59,6 +59,21 @@ void AppendLogValue(std::string_view value, std::string* line) {
   line->append(value);
 }
 
+ReviewLogFields ReviewLogFieldsOf(const ReviewOutcome& out, Endpoint endpoint, std::int64_t micros) {
+  const Decision& d = out.decision;
+  return {.path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate",
+          .uid = out.uid,
+          .namespace_name = out.namespace_name,
+          .pod = out.pod_name,
+          .cluster = out.cluster,
+          .allowed = d.allowed,
+          .rule = d.denial.rule,
+          .patch_ops = d.patch.size(),
+          .warnings = d.warnings.size(),
+          .looked_up_heads = out.looked_up_heads,
+          .micros = micros};
+}
+
 void AppendReviewLogLine(const ReviewLogFields& f, std::string* line) {
   line->append("review path=").append(f.path);
   const std::pair<std::string_view, std::string_view> values[] = {

@@ -132,23 +132,13 @@ struct WebhookServer::Impl {
                    LogValue{out.error});
       return;
     }
-    const Decision& d = out.decision;
-    metrics.CountDecision(d);
+    metrics.CountDecision(out.decision);
     if (!spdlog::should_log(spdlog::level::info)) return;  // skip building the line
     thread_local std::string line;
     line.clear();
-    AppendReviewLogLine({.path = path,
-                         .uid = out.uid,
-                         .namespace_name = out.namespace_name,
-                         .pod = out.pod_name,
-                         .cluster = out.cluster,
-                         .allowed = d.allowed,
-                         .rule = d.denial.rule,
-                         .patch_ops = d.patch.size(),
-                         .warnings = d.warnings.size(),
-                         .looked_up_heads = out.looked_up_heads,
-                         .micros = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()},
-                        &line);
+    AppendReviewLogLine(
+        ReviewLogFieldsOf(out, endpoint, std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()),
+        &line);
     // A ready line: spdlog's string_view overload skips fmt altogether.
     spdlog::default_logger_raw()->log(spdlog::level::info, spdlog::string_view_t(line.data(), line.size()));
   }

@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "ray_webhook/review_handler.h"
+
 namespace ray_webhook {
 
 struct ReviewLogFields {
@@ -37,6 +39,10 @@ struct ReviewLogFields {
   bool looked_up_heads = false;
   std::int64_t micros = 0;  // time spent deciding
 };
+
+// The fields of the line for an answered review (out.http_status 200) on
+// endpoint; micros is the time spent deciding.
+ReviewLogFields ReviewLogFieldsOf(const ReviewOutcome& out, Endpoint endpoint, std::int64_t micros);
 
 // Appends value as a log line shows it: bare or quoted, as above.
 void AppendLogValue(std::string_view value, std::string* line);

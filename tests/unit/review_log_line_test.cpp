@@ -84,6 +84,32 @@ TEST(ReviewLogLine, LongValuesAreCutAtACharacterBoundary) {
   EXPECT_EQ(Value(std::string(200, ' ')), "\"" + std::string(128, ' ') + "...\"");
 }
 
+TEST(ReviewLogLine, FieldsOfAnOutcome) {
+  ReviewOutcome out;
+  out.uid = "u-1";
+  out.namespace_name = "ray";
+  out.pod_name = "head-";
+  out.cluster = "c";
+  out.looked_up_heads = true;
+  out.decision.allowed = false;
+  out.decision.denial.rule = "second-head";
+  out.decision.warnings = {"w1", "w2"};
+  std::string line;
+  AppendReviewLogLine(ReviewLogFieldsOf(out, Endpoint::kValidate, 42), &line);
+  EXPECT_EQ(line,
+            "review path=/validate uid=u-1 namespace=ray pod=head- cluster=c decision=deny rule=second-head "
+            "patch_ops=0 warnings=2 head_lookup=yes us=42");
+
+  ReviewOutcome allowed;
+  allowed.uid = "u-2";
+  allowed.decision.patch.resize(4);
+  line.clear();
+  AppendReviewLogLine(ReviewLogFieldsOf(allowed, Endpoint::kMutate, 3), &line);
+  EXPECT_EQ(line,
+            "review path=/mutate uid=u-2 namespace=\"\" pod=\"\" cluster=\"\" decision=allow rule=- "
+            "patch_ops=4 warnings=0 head_lookup=no us=3");
+}
+
 TEST(ReviewLogLine, AppendsWithoutClearing) {
   std::string line = "uid=";
   AppendLogValue("u1", &line);
