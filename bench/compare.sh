@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# A/B comparison of server builds under the same load, in rotated turns.
+#
+#   bench/compare.sh [--rounds N] [--duration S] [--connections C] [--fixture NAME]
+#                    [--threads N] [--port P] NAME=BINARY[@LEVEL] NAME=BINARY[@LEVEL] ...
+#
+# Starts every server at once on 127.0.0.1, all pinned to one CPU (wrk on the
+# other, when there are two), each with a throw-away certificate and
+# --log-level LEVEL (default warn). BINARY is a ray-webhook binary, or a
+# ceiling_server (then LEVEL is ignored and it answers the first ray-webhook's
+# answer to the fixture as a fixed body). Each server is warmed up for 2 s;
+# then, for --rounds rounds (default 9), wrk drives each server in turn for
+# --duration seconds (default 5) at --connections keep-alive connections
+# (default 8), starting one server later every round, so a slow spell of the
+# machine falls on every server alike. It prints one line per round
+# (requests/s / CPU µs per request for each server) and then, per server, the
+# medians of requests/s, CPU time per request (utime + stime of the server
+# from /proc/PID/stat over the run, divided by the requests wrk counted) and
+# p99, and its VmHWM at the end. Differences smaller than the spread of the
+# rounds are noise (bench/README.md, "Load benchmark").
+#
+# It builds nothing: build the binaries first (bench/load.sh builds into
+# build-bench/). Installs wrk and curl when missing.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+source bench/lib.sh
+
+rounds=9
+duration=5
+connections=8
+fixture=worker
+threads=64
+port=18700
+specs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --connections) connections="$2"; shift 2 ;;
+    --fixture) fixture="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "compare.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
+    *=*) specs+=("$1"); shift ;;
+    *) echo "compare.sh: expected NAME=BINARY[@LEVEL], got $1" >&2; exit 2 ;;
+  esac
+done
+[ ${#specs[@]} -ge 2 ] || { echo "compare.sh: give at least two NAME=BINARY[@LEVEL] (try --help)" >&2; exit 2; }
+for n in "$rounds" "$duration" "$connections"; do
+  [ "$n" -gt 0 ] 2>/dev/null || { echo "compare.sh: --rounds, --duration and --connections take positive numbers" >&2; exit 2; }
+done
+body="$root/bench/fixtures/$fixture.json"
+[ -s "$body" ] || { echo "compare.sh: no such fixture: $body" >&2; exit 2; }
+
+bench_install wrk curl
+tmp="$(mktemp -d -t ray-webhook-compare.XXXXXX)"
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+bash certs/generate.sh --out "$tmp/certs" >/dev/null 2>&1
+
+if [ "$(nproc)" -ge 2 ]; then server_pin=(taskset -c 0); wrk_pin=(taskset -c 1); else server_pin=(); wrk_pin=(); fi
+
+names=()
+ports=()
+answer=""
+for spec in "${specs[@]}"; do
+  name="${spec%%=*}"
+  rest="${spec#*=}"
+  bin="${rest%@*}"
+  level=warn
+  [ "$rest" != "$bin" ] && level="${rest##*@}"
+  [ -x "$bin" ] || { echo "compare.sh: $bin is not an executable" >&2; exit 2; }
+  if [ -z "$answer" ] && "$bin" review --mutate "$body" >"$tmp/answer.json" 2>/dev/null; then answer="$tmp/answer.json"; fi
+  names+=("$name")
+  ports+=("$port")
+  port=$((port + 1))
+done
+[ -n "$answer" ] || { echo "compare.sh: no ray-webhook binary among the servers" >&2; exit 2; }
+
+tls=(--bind 127.0.0.1 --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" --threads "$threads")
+for i in "${!specs[@]}"; do
+  rest="${specs[$i]#*=}"
+  bin="${rest%@*}"
+  level=warn
+  [ "$rest" != "$bin" ] && level="${rest##*@}"
+  if "$bin" review --mutate "$body" >/dev/null 2>&1; then
+    "${server_pin[@]}" "$bin" serve --port "${ports[$i]}" "${tls[@]}" --log-level "$level" >"$tmp/server-$i.log" 2>&1 &
+  else
+    "${server_pin[@]}" "$bin" --port "${ports[$i]}" "${tls[@]}" --body "$answer" >"$tmp/server-$i.log" 2>&1 &
+  fi
+  pids+=($!)
+done
+for i in "${!specs[@]}"; do
+  for _ in $(seq 100); do
+    curl -sk -o /dev/null -H 'Content-Type: application/json' --data-binary @"$body" \
+      "https://127.0.0.1:${ports[$i]}/mutate" && break
+    kill -0 "${pids[$i]}" 2>/dev/null || { echo "compare.sh: ${names[$i]} exited:" >&2; tail -5 "$tmp/server-$i.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  "${wrk_pin[@]}" wrk -t1 -c"$connections" -d2s -s bench/post.lua "https://127.0.0.1:${ports[$i]}/mutate" -- "$body" \
+    >/dev/null 2>&1
+done
+
+clk_tck="$(getconf CLK_TCK)"
+raw="$tmp/raw"
+: >"$raw"
+n=${#specs[@]}
+echo "$fixture.json, $connections connections, $rounds rounds of ${duration}s, requests/s / CPU µs per request:"
+for r in $(seq "$rounds"); do
+  line="round $r:"
+  for k in $(seq 0 $((n - 1))); do
+    i=$(( (k + r) % n ))
+    t0="$(awk '{print $14 + $15}' "/proc/${pids[$i]}/stat")"
+    out="$("${wrk_pin[@]}" wrk -t1 -c"$connections" -d"${duration}s" -s bench/post.lua \
+      "https://127.0.0.1:${ports[$i]}/mutate" -- "$body" 2>&1)"
+    t1="$(awk '{print $14 + $15}' "/proc/${pids[$i]}/stat")"
+    result="$(grep '^RESULT' <<<"$out" || true)"
+    [ -n "$result" ] || { echo "compare.sh: wrk gave no result for ${names[$i]}:" >&2; tail -5 <<<"$out" >&2; exit 1; }
+    q="$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$result")"
+    rps="$(sed -n 's/.* rps=\([0-9.]*\).*/\1/p' <<<"$result")"
+    p99="$(sed -n 's/.* p99_us=\([0-9]*\).*/\1/p' <<<"$result")"
+    us="$(awk -v a="$t0" -v b="$t1" -v n="$q" -v t="$clk_tck" 'BEGIN { printf "%.1f", (n > 0) ? (b - a) / t * 1e6 / n : 0 }')"
+    printf '%s\t%s\t%s\t%s\n' "$i" "$rps" "$us" "$p99" >>"$raw"
+    line="$line ${names[$i]}=${rps%.*}/$us"
+  done
+  echo "$line"
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+echo
+printf '%-16s %12s %12s %10s %10s\n' server requests/s "CPU us/req" "p99 ms" "VmHWM MB"
+for i in $(seq 0 $((n - 1))); do
+  rps="$(awk -F'\t' -v k="$i" '$1 == k { print $2 }' "$raw" | median)"
+  us="$(awk -F'\t' -v k="$i" '$1 == k { print $3 }' "$raw" | median)"
+  p99="$(awk -F'\t' -v k="$i" '$1 == k { print $4 / 1000 }' "$raw" | median)"
+  hwm="$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/${pids[$i]}/status")"
+  printf '%-16s %12.0f %12.1f %10.2f %10s\n' "${names[$i]}" "$rps" "$us" "$p99" "$hwm"
+done
