@@ -19,9 +19,9 @@
 #include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
 #include "ray_webhook/metrics.h"
-#include "ray_webhook/review_log_line.h"
 #include "ray_webhook/review_decoder_pool.h"
 #include "ray_webhook/review_handler.h"
+#include "ray_webhook/review_log_line.h"
 #include "ray_webhook/serving_certificate.h"
 #include "ray_webhook/tls_policy.h"
 
