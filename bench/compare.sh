@@ -68,33 +68,39 @@ bash certs/generate.sh --out "$tmp/certs" >/dev/null 2>&1
 
 if [ "$(nproc)" -ge 2 ]; then server_pin=(taskset -c 0); wrk_pin=(taskset -c 1); else server_pin=(); wrk_pin=(); fi
 
+# One pass over the specs: name, binary, level, and whether it is ray-webhook
+# (it answers `review`; the first one's answer is the ceiling's fixed body).
 names=()
+bins=()
+levels=()
+is_webhook=()
 ports=()
 answer=""
 for spec in "${specs[@]}"; do
-  name="${spec%%=*}"
   rest="${spec#*=}"
   bin="${rest%@*}"
-  level=warn
-  [ "$rest" != "$bin" ] && level="${rest##*@}"
   [ -x "$bin" ] || { echo "compare.sh: $bin is not an executable" >&2; exit 2; }
-  if [ -z "$answer" ] && "$bin" review --mutate "$body" >"$tmp/answer.json" 2>/dev/null; then answer="$tmp/answer.json"; fi
-  names+=("$name")
+  names+=("${spec%%=*}")
+  bins+=("$bin")
+  if [ "$rest" != "$bin" ]; then levels+=("${rest##*@}"); else levels+=(warn); fi
+  if "$bin" review --mutate "$body" >"$tmp/answer-${#bins[@]}.json" 2>/dev/null; then
+    is_webhook+=(true)
+    [ -n "$answer" ] || answer="$tmp/answer-${#bins[@]}.json"
+  else
+    is_webhook+=(false)
+  fi
   ports+=("$port")
   port=$((port + 1))
 done
 [ -n "$answer" ] || { echo "compare.sh: no ray-webhook binary among the servers" >&2; exit 2; }
 
 tls=(--bind 127.0.0.1 --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" --threads "$threads")
-for i in "${!specs[@]}"; do
-  rest="${specs[$i]#*=}"
-  bin="${rest%@*}"
-  level=warn
-  [ "$rest" != "$bin" ] && level="${rest##*@}"
-  if "$bin" review --mutate "$body" >/dev/null 2>&1; then
-    "${server_pin[@]}" "$bin" serve --port "${ports[$i]}" "${tls[@]}" --log-level "$level" >"$tmp/server-$i.log" 2>&1 &
+for i in "${!bins[@]}"; do
+  if ${is_webhook[$i]}; then
+    "${server_pin[@]}" "${bins[$i]}" serve --port "${ports[$i]}" "${tls[@]}" --log-level "${levels[$i]}" \
+      >"$tmp/server-$i.log" 2>&1 &
   else
-    "${server_pin[@]}" "$bin" --port "${ports[$i]}" "${tls[@]}" --body "$answer" >"$tmp/server-$i.log" 2>&1 &
+    "${server_pin[@]}" "${bins[$i]}" --port "${ports[$i]}" "${tls[@]}" --body "$answer" >"$tmp/server-$i.log" 2>&1 &
   fi
   pids+=($!)
 done
@@ -124,9 +130,9 @@ for r in $(seq "$rounds"); do
     t1="$(awk '{print $14 + $15}' "/proc/${pids[$i]}/stat")"
     result="$(grep '^RESULT' <<<"$out" || true)"
     [ -n "$result" ] || { echo "compare.sh: wrk gave no result for ${names[$i]}:" >&2; tail -5 <<<"$out" >&2; exit 1; }
-    q="$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$result")"
-    rps="$(sed -n 's/.* rps=\([0-9.]*\).*/\1/p' <<<"$result")"
-    p99="$(sed -n 's/.* p99_us=\([0-9]*\).*/\1/p' <<<"$result")"
+    q="$(bench_result_field requests "$result")"
+    rps="$(bench_result_field rps "$result")"
+    p99="$(bench_result_field p99_us "$result")"
     us="$(awk -v a="$t0" -v b="$t1" -v n="$q" -v t="$clk_tck" 'BEGIN { printf "%.1f", (n > 0) ? (b - a) / t * 1e6 / n : 0 }')"
     printf '%s\t%s\t%s\t%s\n' "$i" "$rps" "$us" "$p99" >>"$raw"
     line="$line ${names[$i]}=${rps%.*}/$us"

@@ -62,3 +62,7 @@ bench_core_build() {
     echo "core without a profile"
   fi
 }
+
+# bench_result_field NAME LINE: the value of NAME=... in the RESULT line that
+# bench/post.lua makes wrk print (requests, seconds, rps, p50_us, p99_us, ...).
+bench_result_field() { sed -n "s/.*[ ]$1=\([0-9.]*\).*/\1/p" <<<"$2"; }

@@ -207,8 +207,6 @@ drive() {
 cpu_busy_total() { awk 'NR == 1 {t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t}' /proc/stat; }
 proc_jiffies() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
-
 vmhwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
 
 # measure INDEX CONNS RUN: one wrk run against server INDEX, run again while
@@ -224,7 +222,7 @@ measure() {
     own1="$(proc_jiffies "$pid")"
     # CPU used by anything but this server and wrk, as a share of all CPUs during the run.
     other="$(awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) -v s=$((own1 - own0)) \
-      -v w="$(field wrk_cpu "$line")" -v hz="$clk_tck" \
+      -v w="$(bench_result_field wrk_cpu "$line")" -v hz="$clk_tck" \
       'BEGIN {o = b - s - w * hz; if (o < 0) o = 0; printf "%.1f", t ? 100 * o / t : 0}')"
     if awk -v o="$other" -v m="$max_other" 'BEGIN {exit !(o <= m)}' || [ "$attempt" -ge "$retries" ]; then
       break
@@ -232,14 +230,14 @@ measure() {
     attempt=$((attempt + 1))
     echo "load.sh: $name c=$c run $r: other CPU $other% > $max_other%, disturbed; again ($attempt of $retries)" >&2
   done
-  errors=$(( $(field connect "$line") + $(field read "$line") + $(field write "$line") +
-             $(field status "$line") + $(field timeout "$line") ))
+  errors=$(( $(bench_result_field connect "$line") + $(bench_result_field read "$line") + $(bench_result_field write "$line") +
+             $(bench_result_field status "$line") + $(bench_result_field timeout "$line") ))
   # The server's CPU time per request: at one connection it is busy only part of
   # the time, so this is what a request costs it, whatever the round trip adds.
-  cpu_us="$(awk -v s=$((own1 - own0)) -v n="$(field requests "$line")" -v hz="$clk_tck" \
+  cpu_us="$(awk -v s=$((own1 - own0)) -v n="$(bench_result_field requests "$line")" -v hz="$clk_tck" \
     'BEGIN {printf "%.1f", n ? s / hz * 1e6 / n : 0}')"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(field rps "$line")" "$(field p50_us "$line")" \
-    "$(field p99_us "$line")" "$errors" "$(vmhwm_kb "$pid")" "$other" "$cpu_us" >>"$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(bench_result_field rps "$line")" "$(bench_result_field p50_us "$line")" \
+    "$(bench_result_field p99_us "$line")" "$errors" "$(vmhwm_kb "$pid")" "$other" "$cpu_us" >>"$results"
   echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line") other_cpu=$other% cpu_us=$cpu_us" >&2
 }
 
