@@ -29,7 +29,10 @@ struct EnvEntry {
 using PatchValue = std::variant<std::monostate, std::string, EnvEntry, std::vector<EnvEntry>>;
 
 struct PatchOperation {
-  std::string op;  // "add", "replace" or "remove"; lists are appended to, never replaced
+  // "add", "replace" or "remove", always a string literal; lists are appended
+  // to, never replaced. A view, not a string: a list of eight operations then
+  // fits in an allocation that glibc serves from its per-thread cache.
+  std::string_view op;
   std::string path;
   PatchValue value;
 };

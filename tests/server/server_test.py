@@ -404,14 +404,22 @@ def case_limits(work):
     try:
         with server.connect() as s:
             big = b" " * (7 * 1024 * 1024 + 1)
-            status, _, body = server.request(s, "POST", "/mutate", big, {"Connection": "close"})
+            status, headers, body = server.request(s, "POST", "/mutate", big, {"Connection": "close"})
         check(status == 413, f"a body over 7 MiB is 413 (got {status})")
         check(json.loads(body).get("reason") == "RequestEntityTooLarge", "413 has a JSON Status body")
+        check(headers.get("content-type") == "application/json", f"413 says it is JSON (got {headers})")
         review = fixture("kuberay-0.4-worker.json")
         status, _, body = server.post("/mutate", review, headers={"Content-Type": "text/plain"})
         check(status == 415 and json.loads(body)["code"] == 415, f"text/plain is 415 (got {status})")
-        status, _, _ = server.post("/mutate", review, headers={"Content-Type": "application/json; charset=utf-8"})
+        status, headers, body = server.post("/mutate", review,
+                                            headers={"Content-Type": "application/json; charset=utf-8"})
         check(status == 200, f"a charset parameter is fine (got {status})")
+        # The answer is moved into the response, not copied (webhook_server.cpp, SetJsonBody): its
+        # type and length must still be those of the AdmissionReview it carries.
+        check(headers.get("content-type") == "application/json", f"the answer says it is JSON (got {headers})")
+        check(int(headers.get("content-length", "-1")) == len(body) and
+              json.loads(body)["response"]["uid"] == json.loads(review)["request"]["uid"],
+              "the answer's Content-Length is its body's, an AdmissionReview for the request")
         with server.connect() as s:
             s.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
             status, _, _ = read_response(s)
