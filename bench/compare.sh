@@ -16,8 +16,11 @@
 # (requests/s / CPU µs per request for each server) and then, per server, the
 # medians of requests/s, CPU time per request (utime + stime of the server
 # from /proc/PID/stat over the run, divided by the requests wrk counted) and
-# p99, and its VmHWM at the end. Differences smaller than the spread of the
-# rounds are noise (bench/README.md, "Load benchmark").
+# p99, and its VmHWM at the end; then each server against the first, paired
+# round by round: the median of its requests/s divided by the first's in the
+# same round, and of the first's CPU per request divided by its own.
+# Differences smaller than the spread of the rounds are noise (bench/README.md,
+# "Load benchmark").
 #
 # It builds nothing: build the binaries first (bench/load.sh builds into
 # build-bench/). Installs wrk and curl when missing.
@@ -134,7 +137,7 @@ for r in $(seq "$rounds"); do
     rps="$(bench_result_field rps "$result")"
     p99="$(bench_result_field p99_us "$result")"
     us="$(awk -v a="$t0" -v b="$t1" -v n="$q" -v t="$clk_tck" 'BEGIN { printf "%.1f", (n > 0) ? (b - a) / t * 1e6 / n : 0 }')"
-    printf '%s\t%s\t%s\t%s\n' "$i" "$rps" "$us" "$p99" >>"$raw"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$i" "$rps" "$us" "$p99" "$r" >>"$raw"
     line="$line ${names[$i]}=${rps%.*}/$us"
   done
   echo "$line"
@@ -149,4 +152,22 @@ for i in $(seq 0 $((n - 1))); do
   p99="$(awk -F'\t' -v k="$i" '$1 == k { print $4 / 1000 }' "$raw" | median)"
   hwm="$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/${pids[$i]}/status")"
   printf '%-16s %12.0f %12.1f %10.2f %10s\n' "${names[$i]}" "$rps" "$us" "$p99" "$hwm"
+done
+
+# Paired by round: each server against the first one in the same round, whose
+# turns lie seconds apart, so a slow spell of the machine that spans a round
+# cancels out of the ratio; the median of the ratios is steadier than the
+# ratio of the medians above.
+echo
+echo "against ${names[0]}, round by round (median; requests/s ratio, and ${names[0]}'s CPU per request divided by the server's):"
+for i in $(seq 1 $((n - 1))); do
+  ratios="$(awk -F'\t' -v k="$i" '
+    $1 == 0 { rps0[$5] = $2; us0[$5] = $3 }
+    $1 == k { rps[$5] = $2; us[$5] = $3 }
+    END { for (r in rps) if ((r in rps0) && rps0[r] > 0 && us[r] > 0) printf "%d %.4f %.4f\n", r, rps[r] / rps0[r], us0[r] / us[r] }' "$raw" | sort -n)"
+  rps_share="$(awk '{ print $2 }' <<<"$ratios" | median)"
+  cpu_share="$(awk '{ print $3 }' <<<"$ratios" | median)"
+  turns="$(awk '{ printf "%s%.0f", (NR > 1) ? " " : "", $2 * 100 }' <<<"$ratios")"
+  printf '%-16s requests/s %5.1f %%, CPU %5.1f %% (requests/s by round: %s)\n' "${names[$i]}" \
+    "$(awk -v x="$rps_share" 'BEGIN { print x * 100 }')" "$(awk -v x="$cpu_share" 'BEGIN { print x * 100 }')" "$turns"
 done
