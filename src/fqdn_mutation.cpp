@@ -12,25 +12,28 @@ namespace {
 // value, since the user or the operator set it on purpose.
 void EnsureHeadEnv(const Container& c, std::string_view list, std::size_t index, std::string_view service,
                    std::string_view fqdn, Decision& decision) {
+  const bool add_fq_ray_ip = !FindEnv(c, "FQ_RAY_IP");
+  const bool add_ray_ip = !FindEnv(c, "RAY_IP");
+  if (add_fq_ray_ip) decision.mutations.push_back(Mutation::kFqRayIpAdded);
+  if (add_ray_ip) decision.mutations.push_back(Mutation::kRayIpAdded);
+  if (!add_fq_ray_ip && !add_ray_ip) return;
   const std::string i = std::to_string(index);
-  std::vector<EnvEntry> missing;
-  missing.reserve(2);
-  if (!FindEnv(c, "FQ_RAY_IP")) {
-    missing.push_back({"FQ_RAY_IP", std::string(fqdn)});
-    decision.mutations.push_back(Mutation::kFqRayIpAdded);
-  }
-  if (!FindEnv(c, "RAY_IP")) {
-    missing.push_back({"RAY_IP", std::string(service)});
-    decision.mutations.push_back(Mutation::kRayIpAdded);
-  }
-  if (missing.empty()) return;
   if (!c.has_env_list) {
     // "add" on an absent (or null) member creates it; the list did not exist, so nothing is replaced.
-    decision.patch.push_back({"add", JsonPointer({"spec", list, i, "env"}), std::move(missing)});
+    std::vector<EnvEntry> env;
+    if (add_fq_ray_ip) env.push_back({"FQ_RAY_IP", std::string(fqdn)});
+    if (add_ray_ip) env.push_back({"RAY_IP", std::string(service)});
+    decision.patch.push_back({"add", JsonPointer({"spec", list, i, "env"}), std::move(env)});
     return;
   }
-  for (auto& entry : missing) {
-    decision.patch.push_back({"add", JsonPointer({"spec", list, i, "env", "-"}), std::move(entry)});
+  // Appended one by one, each entry straight into its operation (KubeRay's containers have env lists).
+  if (add_fq_ray_ip) {
+    decision.patch.push_back(
+        {"add", JsonPointer({"spec", list, i, "env", "-"}), EnvEntry{"FQ_RAY_IP", std::string(fqdn)}});
+  }
+  if (add_ray_ip) {
+    decision.patch.push_back(
+        {"add", JsonPointer({"spec", list, i, "env", "-"}), EnvEntry{"RAY_IP", std::string(service)}});
   }
 }
 

@@ -18,9 +18,11 @@ struct AddressSpan {
   std::size_t host_end;
 };
 
-// Every well-formed address in the text, in order.
-std::vector<AddressSpan> FindAddresses(std::string_view text) {
-  std::vector<AddressSpan> out;
+// Calls visit(span) for every well-formed address in the text, in order; a
+// visitor rather than a list, as this runs on the command and args of every
+// Ray container reviewed.
+template <typename Visit>
+void ForEachAddress(std::string_view text, Visit&& visit) {
   std::size_t from = 0;
   while (true) {
     const std::size_t flag = text.find(kFlag, from);
@@ -43,10 +45,9 @@ std::vector<AddressSpan> FindAddresses(std::string_view text) {
     const std::size_t port_begin = i;
     while (i < text.size() && IsDigit(text[i])) ++i;
     if (i == port_begin || (i < text.size() && !EndsWord(text[i]))) continue;
-    out.push_back({host_begin, host_end});
+    visit(AddressSpan{host_begin, host_end});
     from = i;
   }
-  return out;
 }
 
 }  // namespace
@@ -63,7 +64,7 @@ bool IsShortServiceName(std::string_view host) {
 std::vector<std::string_view> AddressHosts(std::string_view text) {
   std::vector<std::string_view> hosts;
   if (text.find(kFlag) == std::string_view::npos) return hosts;
-  for (const AddressSpan& a : FindAddresses(text)) hosts.push_back(text.substr(a.host_begin, a.host_end - a.host_begin));
+  ForEachAddress(text, [&](AddressSpan a) { hosts.push_back(text.substr(a.host_begin, a.host_end - a.host_begin)); });
   return hosts;
 }
 
@@ -72,13 +73,13 @@ std::optional<std::string> RewriteRayStartAddress(std::string_view text, std::st
   if (text.find(kFlag) == std::string_view::npos) return std::nullopt;
   std::string out;
   std::size_t copied = 0;
-  for (const AddressSpan& a : FindAddresses(text)) {
-    if (text.substr(a.host_begin, a.host_end - a.host_begin) != service) continue;
+  ForEachAddress(text, [&](AddressSpan a) {
+    if (text.substr(a.host_begin, a.host_end - a.host_begin) != service) return;
     if (copied == 0) out.reserve(text.size() + fqdn.size());  // one rewritten address: one allocation
     out.append(text.substr(copied, a.host_begin - copied));
     out.append(fqdn);
     copied = a.host_end;
-  }
+  });
   if (copied == 0) return std::nullopt;
   out.append(text.substr(copied));
   return out;
