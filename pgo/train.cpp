@@ -5,10 +5,10 @@
 // Reviews each AdmissionReview FILE on /mutate and on /validate, N times each
 // (default 50), the way the server does: one decoder reused from review to
 // review, the body in a string with spare capacity, a head lookup that finds
-// no head Pods, and the review's log line built as at info level, the default. Built only when RAY_WEBHOOK_PGO=generate, so running it
-// writes the core's profile; scripts/build-with-profile.sh feeds it the review
-// fixtures, which are the Pod shapes of every KubeRay release the project
-// knows, valid or not. Exits 1 when a FILE cannot be read or none is given.
+// no head Pods, and the review's log line built as at info level, the default.
+// Built only when RAY_WEBHOOK_PGO=generate, so running it writes the core's
+// profile; scripts/build-with-profile.sh feeds it the review fixtures, which
+// are the Pod shapes of every KubeRay release the project knows, valid or not. Exits 1 when a FILE cannot be read or none is given.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

@@ -61,7 +61,7 @@ void AppendLogValue(std::string_view value, std::string* line) {
 
 ReviewLogFields ReviewLogFieldsOf(const ReviewOutcome& out, Endpoint endpoint, std::int64_t micros) {
   const Decision& d = out.decision;
-  return {.path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate",
+  return {.path = EndpointPath(endpoint),
           .uid = out.uid,
           .namespace_name = out.namespace_name,
           .pod = out.pod_name,

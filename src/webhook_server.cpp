@@ -130,7 +130,7 @@ struct WebhookServer::Impl {
 
   void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
     ReviewDecoderPool::Lease decoder = decoders.Acquire();
-    const char* path = endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
+    const std::string_view path = EndpointPath(endpoint);
     metrics.RequestStarted(path);
     const auto start = Clock::now();
     ReviewOutcome out =

@@ -15,6 +15,8 @@
 //    for duplicate env names.
 #pragma once
 
+#include <string_view>
+
 #include "ray_webhook/admission_request.h"
 #include "ray_webhook/config.h"
 #include "ray_webhook/decision.h"
@@ -23,6 +25,11 @@
 namespace ray_webhook {
 
 enum class Endpoint { kMutate, kValidate };
+
+// The HTTP path an endpoint is served on, as logs and metrics name it.
+constexpr std::string_view EndpointPath(Endpoint endpoint) {
+  return endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
+}
 
 // True when Decide needs the cluster's head Pods: /validate of a head Pod
 // CREATE with the lookup on and an API to ask.
