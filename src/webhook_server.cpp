@@ -14,7 +14,6 @@
 
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
-#include "ray_webhook/coalesced_answer_writes.h"
 #include "ray_webhook/connection_tracker.h"
 #include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
@@ -23,6 +22,7 @@
 #include "ray_webhook/review_handler.h"
 #include "ray_webhook/review_log_line.h"
 #include "ray_webhook/serving_certificate.h"
+#include "ray_webhook/tls_connection.h"
 #include "ray_webhook/tls_policy.h"
 
 namespace ray_webhook {
@@ -79,16 +79,50 @@ bool IsJsonContentType(std::string_view value) {
   return true;
 }
 
-// cpp-httplib 0.11 listens with a backlog of 5: a burst of connections from
-// several API servers overflows it, and dropped SYNs are retried only after a
-// second. Its listening socket is protected, so reach it through a subclass.
 class HttpsServer : public httplib::SSLServer {
  public:
   using httplib::SSLServer::SSLServer;
+
+  // cpp-httplib 0.11 listens with a backlog of 5: a burst of connections from
+  // several API servers overflows it, and dropped SYNs are retried only after
+  // a second. Its listening socket is protected, so reach it through here.
   bool RaiseListenBacklog() {
     const socket_t sock = svr_sock_;
     return sock != INVALID_SOCKET && ::listen(sock, SOMAXCONN) == 0;
   }
+
+  // Told when each answer has left, so the connection counts as idle again.
+  void TrackConnections(ConnectionTracker* tracker) { tracker_ = tracker; }
+
+ private:
+  // cpp-httplib 0.11 hands every accepted connection to this virtual and
+  // leaves process_request, which reads one request from a Stream and answers
+  // it, open to subclasses: serve the connection through TlsStream
+  // (tls_connection.h) instead of cpp-httplib's own SSL stream.
+  bool process_and_close_socket(socket_t sock) override {
+    struct ServerExchange final : TlsExchange {
+      explicit ServerExchange(HttpsServer& s) : server(s) {}
+      bool Exchange(TlsStream& stream, bool last, bool& closed) override {
+        SSL* ssl = stream.ssl();
+        return server.process_request(stream, last, closed, [ssl](httplib::Request& req) { req.ssl = ssl; });
+      }
+      void Answered(const SSL* ssl) override {
+        if (server.tracker_ != nullptr) server.tracker_->RequestFinished(ssl);
+      }
+      bool Stopping() const override { return server.svr_sock_ == INVALID_SOCKET; }
+      HttpsServer& server;
+    } exchange(*this);
+    TlsConnectionLimits limits;
+    limits.max_requests = keep_alive_max_count_;
+    limits.keep_alive = std::chrono::seconds(keep_alive_timeout_sec_);
+    limits.read_timeout_sec = read_timeout_sec_;
+    limits.read_timeout_usec = read_timeout_usec_;
+    limits.write_timeout_sec = write_timeout_sec_;
+    limits.write_timeout_usec = write_timeout_usec_;
+    return ServeTlsConnection(ssl_context(), sock, limits, exchange);
+  }
+
+  ConnectionTracker* tracker_ = nullptr;
 };
 
 }  // namespace
@@ -192,15 +226,6 @@ struct WebhookServer::Impl {
         }
       }
       return httplib::Server::HandlerResponse::Unhandled;
-    });
-    // cpp-httplib 0.11 runs the post-routing hook just before it writes an
-    // answer (headers, then body, in two SSL_writes) and the logger just after:
-    // hold the answer's TLS records in between, so it leaves in one write.
-    server.set_post_routing_handler(
-        [](const httplib::Request& q, httplib::Response&) { CoalescedAnswerWrites::Hold(q.ssl); });
-    server.set_logger([this](const httplib::Request& q, const httplib::Response&) {
-      CoalescedAnswerWrites::Release(q.ssl);
-      tracker.RequestFinished(q.ssl);
     });
     // Called for every status >= 400; fill in only answers that have no body yet.
     server.set_error_handler(
@@ -309,6 +334,7 @@ bool WebhookServer::Bind(std::string* error) {
     *error = "cannot hook connection tracking into OpenSSL";
     return false;
   }
+  s.TrackConnections(&m.tracker);
   s.set_tcp_nodelay(true);
   // cpp-httplib's default socket options add SO_REUSEPORT, which lets a second
   // process bind the same port silently and take half the connections.
