@@ -7,14 +7,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 
 namespace ray_webhook {
 namespace {
 
-bool Poll(socket_t sock, short events, time_t sec, time_t usec) {
+bool Poll(socket_t sock, short events, std::chrono::microseconds timeout) {
   pollfd p{sock, events, 0};
-  const auto ms = static_cast<int>(std::min<time_t>(sec * 1000 + usec / 1000, INT_MAX));
+  const auto ms = static_cast<int>(std::min<std::int64_t>(timeout.count() / 1000, INT_MAX));
   int n;
   do {
     n = ::poll(&p, 1, ms);
@@ -44,24 +45,26 @@ void AddressOf(socket_t sock, bool remote, std::string& ip, int& port) {
   }
 }
 
+void Learn(socket_t sock, SocketAddresses* a) {
+  if (a->known) return;
+  AddressOf(sock, true, a->remote_ip, a->remote_port);
+  AddressOf(sock, false, a->local_ip, a->local_port);
+  a->known = true;
+}
+
 }  // namespace
 
-TlsStream::TlsStream(SSL* ssl, socket_t sock, time_t read_timeout_sec, time_t read_timeout_usec,
-                     time_t write_timeout_sec, time_t write_timeout_usec)
-    : ssl_(ssl),
-      sock_(sock),
-      read_timeout_sec_(read_timeout_sec),
-      read_timeout_usec_(read_timeout_usec),
-      write_timeout_sec_(write_timeout_sec),
-      write_timeout_usec_(write_timeout_usec) {}
+TlsStream::TlsStream(SSL* ssl, socket_t sock, SocketAddresses* addresses, std::chrono::microseconds read_timeout,
+                     std::chrono::microseconds write_timeout)
+    : ssl_(ssl), sock_(sock), addresses_(addresses), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
 
 bool TlsStream::HasBufferedInput() const { return in_begin_ < in_end_ || SSL_has_pending(ssl_) == 1; }
 
 bool TlsStream::is_readable() const {
-  return HasBufferedInput() || Poll(sock_, POLLIN, read_timeout_sec_, read_timeout_usec_);
+  return HasBufferedInput() || Poll(sock_, POLLIN, read_timeout_);
 }
 
-bool TlsStream::is_writable() const { return Poll(sock_, POLLOUT, write_timeout_sec_, write_timeout_usec_); }
+bool TlsStream::is_writable() const { return Poll(sock_, POLLOUT, write_timeout_); }
 
 ssize_t TlsStream::ReadTls(char* ptr, size_t size) {
   const int n = SSL_read(ssl_, ptr, static_cast<int>(std::min<size_t>(size, INT_MAX)));
@@ -121,21 +124,15 @@ ssize_t TlsStream::write(const char* ptr, size_t size) {
 }
 
 void TlsStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  if (!addresses_known_) {
-    AddressOf(sock_, true, remote_ip_, remote_port_);
-    AddressOf(sock_, false, local_ip_, local_port_);
-    addresses_known_ = true;
-  }
-  ip = remote_ip_;
-  port = remote_port_;
+  Learn(sock_, addresses_);
+  ip = addresses_->remote_ip;
+  port = addresses_->remote_port;
 }
 
 void TlsStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  std::string unused_ip;
-  int unused_port;
-  if (!addresses_known_) get_remote_ip_and_port(unused_ip, unused_port);
-  ip = local_ip_;
-  port = local_port_;
+  Learn(sock_, addresses_);
+  ip = addresses_->local_ip;
+  port = addresses_->local_port;
 }
 
 }  // namespace ray_webhook

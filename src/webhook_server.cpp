@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
+#include <sched.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
+#include "ray_webhook/connection_loop.h"
 #include "ray_webhook/connection_tracker.h"
 #include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
@@ -22,7 +24,6 @@
 #include "ray_webhook/review_handler.h"
 #include "ray_webhook/review_log_line.h"
 #include "ray_webhook/serving_certificate.h"
-#include "ray_webhook/tls_connection.h"
 #include "ray_webhook/tls_policy.h"
 
 namespace ray_webhook {
@@ -79,6 +80,15 @@ bool IsJsonContentType(std::string_view value) {
   return true;
 }
 
+// The CPUs this process may run on (its affinity, which taskset and a
+// cpuset cgroup set), at least one.
+std::size_t UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
 class HttpsServer : public httplib::SSLServer {
  public:
   using httplib::SSLServer::SSLServer;
@@ -94,34 +104,56 @@ class HttpsServer : public httplib::SSLServer {
   // Told when each answer has left, so the connection counts as idle again.
   void TrackConnections(ConnectionTracker* tracker) { tracker_ = tracker; }
 
- private:
-  // cpp-httplib 0.11 hands every accepted connection to this virtual and
-  // leaves process_request, which reads one request from a Stream and answers
-  // it, open to subclasses: serve the connection through TlsStream
-  // (tls_connection.h) instead of cpp-httplib's own SSL stream.
-  bool process_and_close_socket(socket_t sock) override {
-    struct ServerExchange final : TlsExchange {
-      explicit ServerExchange(HttpsServer& s) : server(s) {}
-      bool Exchange(TlsStream& stream, bool last, bool& closed) override {
-        SSL* ssl = stream.ssl();
-        return server.process_request(stream, last, closed, [ssl](httplib::Request& req) { req.ssl = ssl; });
-      }
-      void Answered(const SSL* ssl) override {
-        if (server.tracker_ != nullptr) server.tracker_->RequestFinished(ssl);
-      }
-      bool Stopping() const override { return server.svr_sock_ == INVALID_SOCKET; }
-      HttpsServer& server;
-    } exchange(*this);
-    TlsConnectionLimits limits;
-    limits.max_requests = keep_alive_max_count_;
-    limits.keep_alive = std::chrono::seconds(keep_alive_timeout_sec_);
-    limits.read_timeout_sec = read_timeout_sec_;
-    limits.read_timeout_usec = read_timeout_usec_;
-    limits.write_timeout_sec = write_timeout_sec_;
-    limits.write_timeout_usec = write_timeout_usec_;
-    return ServeTlsConnection(ssl_context(), sock, limits, exchange);
+  // Connections are served by a ConnectionLoop from here on; call after the
+  // timeouts and the keep-alive limit are set.
+  bool StartConnectionLoop(std::size_t min_workers, std::size_t max_workers, std::string* error) {
+    ConnectionLoop::Options o;
+    o.min_workers = min_workers;
+    o.max_workers = max_workers;
+    o.active_workers = std::min(min_workers, UsableCpus());
+    o.max_requests = keep_alive_max_count_;
+    o.read_timeout = std::chrono::seconds(read_timeout_sec_) + std::chrono::microseconds(read_timeout_usec_);
+    o.write_timeout = std::chrono::seconds(write_timeout_sec_) + std::chrono::microseconds(write_timeout_usec_);
+    loop_ = std::make_unique<ConnectionLoop>(o, exchange_);
+    return loop_->Start(error);
+  }
+  // Closes connections that waited longer than the keep-alive timeout.
+  std::size_t CloseExpiredConnections() {
+    return loop_ ? loop_->CloseIdle(std::chrono::seconds(keep_alive_timeout_sec_)) : 0;
+  }
+  // After listen_after_bind() has returned: lets open connections finish.
+  void StopConnectionLoop() {
+    if (loop_) loop_->Stop();
   }
 
+ private:
+  // cpp-httplib 0.11 hands every accepted connection to this virtual (on a
+  // thread of its task queue) and leaves process_request, which reads one
+  // request from a Stream and answers it, open to subclasses: the handshake
+  // happens here, and the connection's requests are served by loop_.
+  bool process_and_close_socket(socket_t sock) override {
+    loop_->Serve(ssl_context(), sock);
+    return true;
+  }
+
+  class ServerExchange final : public TlsExchange {
+   public:
+    explicit ServerExchange(HttpsServer& s) : server_(s) {}
+    bool Exchange(TlsStream& stream, bool last, bool& closed) override {
+      SSL* ssl = stream.ssl();
+      return server_.process_request(stream, last, closed, [ssl](httplib::Request& req) { req.ssl = ssl; });
+    }
+    void Answered(const SSL* ssl) override {
+      if (server_.tracker_ != nullptr) server_.tracker_->RequestFinished(ssl);
+    }
+    bool Stopping() const override { return server_.svr_sock_ == INVALID_SOCKET; }
+
+   private:
+    HttpsServer& server_;
+  };
+
+  ServerExchange exchange_{*this};
+  std::unique_ptr<ConnectionLoop> loop_;
   ConnectionTracker* tracker_ = nullptr;
 };
 
@@ -282,6 +314,7 @@ struct WebhookServer::Impl {
     while (!served) {
       cv.wait_for(lock, std::chrono::milliseconds(250));
       lock.unlock();
+      server.CloseExpiredConnections();  // --idle-timeout
       if (std::size_t cut = tracker.CutOverdue()) {
         metrics.CountConnectionsCut(cut);
         spdlog::warn("closed {} connection(s) that ran past --request-timeout or --idle-timeout", cut);
@@ -348,11 +381,11 @@ bool WebhookServer::Bind(std::string* error) {
   s.set_read_timeout(read.count() / 1000000, read.count() % 1000000);
   s.set_write_timeout(read.count() / 1000000, read.count() % 1000000);
   s.set_payload_max_length(c.max_body_bytes);
-  const auto min_threads = static_cast<std::size_t>(c.threads);
   const auto max_threads = static_cast<std::size_t>(c.max_connections);
-  s.new_task_queue = [min_threads, max_threads] {
-    return new ElasticThreadPool(min_threads, max_threads, std::chrono::seconds(60));
-  };
+  // cpp-httplib's task queue now only does handshakes (a few ms each); a slow
+  // client holds one thread, and more start on demand.
+  s.new_task_queue = [max_threads] { return new ElasticThreadPool(2, max_threads, std::chrono::seconds(60)); };
+  if (!s.StartConnectionLoop(static_cast<std::size_t>(c.threads), max_threads, error)) return false;
   m.Routes();
   if (!s.bind_to_port(c.bind_address, c.port)) {
     *error = "cannot listen on " + c.bind_address + ":" + std::to_string(c.port);
@@ -372,6 +405,7 @@ bool WebhookServer::Serve() {
   Impl& m = *impl_;
   std::thread maintenance([&m] { m.Maintain(); });
   const bool ok = m.server.listen_after_bind();
+  m.server.StopConnectionLoop();
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     m.served = true;

@@ -8,7 +8,9 @@
 // headers and then the body as two records in two write(2)s. This stream
 // serves small reads from a buffer that one SSL_read fills, learns the
 // addresses once per connection, and holds what is written until the
-// connection has to wait for its peer or Flush() is called.
+// connection has to wait for its peer or Flush() is called. A stream lives
+// while one thread serves the connection; ConnectionLoop puts a connection
+// back to wait only when its stream holds nothing unread.
 //
 // Contract: takes an SSL whose handshake is done, on a blocking socket whose
 // SO_RCVTIMEO and SO_SNDTIMEO bound every wait (cpp-httplib sets both on each
@@ -24,10 +26,19 @@
 #include <openssl/ssl.h>
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <string>
 
 namespace ray_webhook {
+
+// A connection's two addresses, looked up on first use and kept with the
+// connection, which outlives any one TlsStream over it.
+struct SocketAddresses {
+  bool known = false;
+  std::string remote_ip, local_ip;
+  int remote_port = 0, local_port = 0;
+};
 
 class TlsStream final : public httplib::Stream {
  public:
@@ -38,8 +49,9 @@ class TlsStream final : public httplib::Stream {
   // size leaves as one record.
   static constexpr std::size_t kWriteHold = 16384;
 
-  TlsStream(SSL* ssl, socket_t sock, time_t read_timeout_sec, time_t read_timeout_usec, time_t write_timeout_sec,
-            time_t write_timeout_usec);
+  // addresses: the connection's, filled in on the first request that asks.
+  TlsStream(SSL* ssl, socket_t sock, SocketAddresses* addresses, std::chrono::microseconds read_timeout,
+            std::chrono::microseconds write_timeout);
   TlsStream(const TlsStream&) = delete;
   TlsStream& operator=(const TlsStream&) = delete;
 
@@ -64,16 +76,13 @@ class TlsStream final : public httplib::Stream {
 
   SSL* const ssl_;
   const socket_t sock_;
-  const time_t read_timeout_sec_, read_timeout_usec_;
-  const time_t write_timeout_sec_, write_timeout_usec_;
+  SocketAddresses* const addresses_;
+  const std::chrono::microseconds read_timeout_, write_timeout_;
   std::array<char, kReadBuffer> in_;
   std::size_t in_begin_ = 0, in_end_ = 0;
   std::array<char, kWriteHold> out_;
   std::size_t out_size_ = 0;
   bool write_failed_ = false;
-  mutable bool addresses_known_ = false;
-  mutable std::string remote_ip_, local_ip_;
-  mutable int remote_port_ = 0, local_port_ = 0;
 };
 
 }  // namespace ray_webhook

@@ -20,7 +20,7 @@ class TlsStreamTest : public ::testing::Test {
     sock_ = pair_.Connect();
     ssl_ = pair_.AcceptServerSide();
     ASSERT_TRUE(pair_.ClientReady());
-    stream_ = std::make_unique<TlsStream>(ssl_, sock_, 5, 0, 5, 0);
+    stream_ = std::make_unique<TlsStream>(ssl_, sock_, &addresses_, std::chrono::seconds(5), std::chrono::seconds(5));
   }
   void TearDown() override {
     stream_.reset();
@@ -50,6 +50,7 @@ class TlsStreamTest : public ::testing::Test {
   TlsPair pair_;
   int sock_ = -1;
   SSL* ssl_ = nullptr;
+  SocketAddresses addresses_;
   std::unique_ptr<TlsStream> stream_;
 };
 
@@ -153,6 +154,7 @@ TEST_F(TlsStreamTest, AddressesAreThoseOfTheSocket) {
   std::string ip;
   int port = 0;
   for (int i = 0; i < 2; ++i) {  // the second time from what the first learnt
+    EXPECT_EQ(addresses_.known, i == 1);
     stream_->get_remote_ip_and_port(ip, port);
     EXPECT_EQ(ip, "127.0.0.1");
     EXPECT_EQ(port, ntohs(client.sin_port));

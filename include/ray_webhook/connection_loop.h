@@ -1,0 +1,132 @@
+// ConnectionLoop: the server's TLS connections, served by a few threads.
+//
+// cpp-httplib 0.11 gives every connection a thread of its own for as long as
+// it is open, keep-alive waits included, so 64 busy connections on one CPU
+// are 64 runnable threads taking turns, each request on a stack and caches
+// that others have used since, and the scheduler decides which request waits.
+// Here a connection waits for its next request in one epoll set
+// (EPOLLONESHOT), not on a thread. Only active_workers workers (about the
+// CPUs) wait in the set; a worker takes one ready connection, serves what it
+// has read, puts it back, and takes the next, so under load the same warm
+// threads serve request after request, in the order they became ready. The
+// other workers wait as spares. A supervisor calls a spare, or starts a
+// worker, when nobody waits in the set and no connection was taken for a
+// whole `stall`: the active workers are then held by requests that wait (a
+// slow client, a Kubernetes API lookup), and a slow request never holds up
+// the others for longer than that. Requests are read and answered through
+// TlsStream (tls_stream.h).
+//
+// Contract: Serve() takes an accepted socket that is blocking and has
+// SO_RCVTIMEO and SO_SNDTIMEO set (cpp-httplib sets them on every socket it
+// accepts), does the TLS handshake on the calling thread, and from then on
+// owns the connection: it is always closed, after its SSL is freed (so
+// ConnectionTracker, which forgets a connection when OpenSSL frees it, never
+// sees a descriptor reused). After each Exchange, what it wrote is flushed,
+// then Answered runs. A connection is closed when the handshake fails, the
+// peer closes, Exchange fails or sets closed, Options::max_requests have been
+// served (the last Exchange is told so), Stopping() is true after an answer,
+// or CloseIdle() or Stop() shuts it down while it waits. Workers start on
+// demand up to max_workers; those above min_workers exit after idle_exit as
+// spares. Thread-safe.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_set>
+
+#include "ray_webhook/tls_stream.h"
+
+namespace ray_webhook {
+
+class TlsExchange {
+ public:
+  virtual ~TlsExchange() = default;
+  // Reads one request from stream and writes its answer. last: the answer
+  // must close the connection. Sets closed when the request asked to close.
+  virtual bool Exchange(TlsStream& stream, bool last, bool& closed) = 0;
+  // The answer has been handed to the kernel.
+  virtual void Answered(const SSL* ssl) = 0;
+  // The server is stopping: connections close after their current answer.
+  virtual bool Stopping() const = 0;
+};
+
+class ConnectionLoop {
+ public:
+  struct Options {
+    // Workers kept (at least one), and at most max_workers.
+    std::size_t min_workers = 1;
+    std::size_t max_workers = 1;
+    // Workers that wait in the epoll set at once; the others wait as spares.
+    // About the CPUs the server may use: each waiter is woken by the next
+    // ready connection, and more runnable workers than CPUs only take turns.
+    std::size_t active_workers = 1;
+    // A spare is called (or a worker started) when nobody waits in the set
+    // and no connection was taken for this long.
+    std::chrono::milliseconds stall{10};
+    std::size_t max_requests = 1;  // per connection
+    std::chrono::milliseconds idle_exit{60000};
+    // For TlsStream's is_readable and is_writable.
+    std::chrono::microseconds read_timeout{5000000};
+    std::chrono::microseconds write_timeout{5000000};
+  };
+
+  ConnectionLoop(Options options, TlsExchange& exchange);
+  // Stops first.
+  ~ConnectionLoop();
+  ConnectionLoop(const ConnectionLoop&) = delete;
+  ConnectionLoop& operator=(const ConnectionLoop&) = delete;
+
+  // Creates the epoll set and starts min_workers. On failure says why.
+  bool Start(std::string* error);
+  // Handshakes on sock and serves the connection; returns once it waits for
+  // its first request (or is closed). Not after Stop() has begun.
+  void Serve(SSL_CTX* ctx, socket_t sock);
+  // Shuts down connections that have waited for a request longer than
+  // idle_for (0: all that wait); their workers close them. Returns how many.
+  std::size_t CloseIdle(std::chrono::milliseconds idle_for);
+  // Lets every connection finish its current request, closes it, and joins
+  // the workers. Connections waiting for a request are shut down.
+  void Stop();
+
+  std::size_t connections() const;
+  std::size_t workers() const;
+
+ private:
+  struct Connection;
+  void Spawn();  // with mutex_ held
+  void Work();
+  // Returns false when the worker is to exit.
+  bool WaitAsSpare();
+  void Supervise();
+  void Close(Connection* c, bool graceful);
+  void ServeReady(Connection* c);
+
+  const Options options_;
+  TlsExchange& exchange_;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;  // an eventfd in the set: readable once Stop() is done
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::condition_variable spare_called_;
+  std::condition_variable supervisor_tick_;  // only to end Supervise() at once
+  std::unordered_set<Connection*> connections_;
+  std::size_t workers_ = 0;  // the rest guarded by mutex_ too
+  std::size_t spares_ = 0;
+  std::size_t calls_ = 0;
+  bool stopped_ = false;
+  std::atomic<std::size_t> pollers_{0};
+  std::atomic<std::uint64_t> taken_{0};
+  std::atomic<bool> stopping_{false};
+  std::thread supervisor_;
+};
+
+}  // namespace ray_webhook

@@ -1,0 +1,244 @@
+#include "ray_webhook/connection_loop.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+namespace ray_webhook {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+struct ConnectionLoop::Connection {
+  Connection(SSL* s, socket_t fd) : ssl(s), sock(fd) {}
+  SSL* const ssl;
+  const socket_t sock;
+  SocketAddresses addresses;
+  std::size_t served = 0;
+  // When it began to wait for a request; 0 while a worker has it.
+  std::atomic<std::int64_t> waiting_since_ms{0};
+  bool shut = false;  // guarded by the loop's mutex; a socket is shut down once
+};
+
+ConnectionLoop::ConnectionLoop(Options options, TlsExchange& exchange) : options_(options), exchange_(exchange) {}
+
+ConnectionLoop::~ConnectionLoop() { Stop(); }
+
+bool ConnectionLoop::Start(std::string* error) {
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_event ev{};
+  ev.events = EPOLLIN;  // level-triggered: once Stop() writes it, every waiting worker sees it
+  ev.data.ptr = nullptr;
+  if (epoll_fd_ < 0 || wake_fd_ < 0 || ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0) {
+    *error = std::string("cannot set up the connection loop: ") + std::strerror(errno);
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (std::size_t i = 0; i < std::max<std::size_t>(options_.min_workers, 1); ++i) Spawn();
+  supervisor_ = std::thread([this] { Supervise(); });
+  return true;
+}
+
+void ConnectionLoop::Spawn() {
+  ++workers_;
+  std::thread([this] { Work(); }).detach();
+}
+
+void ConnectionLoop::Serve(SSL_CTX* ctx, socket_t sock) {
+  SSL* ssl = SSL_new(ctx);
+  BIO* bio = ssl != nullptr ? BIO_new_socket(sock, BIO_NOCLOSE) : nullptr;
+  if (bio != nullptr) SSL_set_bio(ssl, bio, bio);
+  // Blocking: each read of the handshake waits at most SO_RCVTIMEO, and
+  // ConnectionTracker cuts a handshake that outlives the request deadline.
+  if (bio == nullptr || SSL_accept(ssl) != 1) {
+    SSL_free(ssl);
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return;
+  }
+  auto* c = new Connection(ssl, sock);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    connections_.insert(c);
+  }
+  if (stopping_) {
+    Close(c, true);
+    return;
+  }
+  c->waiting_since_ms = NowMs();
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.ptr = c;
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, sock, &ev) != 0) Close(c, false);
+}
+
+void ConnectionLoop::Work() {
+  for (;;) {
+    // Beyond active_workers, a worker waits as a spare: more waiters in the
+    // set would each be woken by the next ready connection and crowd the CPUs.
+    if (pollers_.fetch_add(1) >= options_.active_workers && !WaitAsSpare()) return;
+    epoll_event ev{};
+    const int n = ::epoll_wait(epoll_fd_, &ev, 1, -1);
+    pollers_.fetch_sub(1);
+    if (n == 1 && ev.data.ptr != nullptr) {
+      taken_.fetch_add(1, std::memory_order_relaxed);
+      ServeReady(static_cast<Connection*>(ev.data.ptr));
+    } else if (n == 1 || (n < 0 && errno != EINTR)) {  // the wake descriptor: Stop() is done
+      std::lock_guard<std::mutex> lock(mutex_);
+      --workers_;
+      changed_.notify_all();
+      return;
+    }
+  }
+}
+
+bool ConnectionLoop::WaitAsSpare() {
+  pollers_.fetch_sub(1);
+  std::unique_lock<std::mutex> lock(mutex_);
+  ++spares_;
+  for (;;) {
+    const bool called = spare_called_.wait_for(lock, options_.idle_exit, [this] { return calls_ > 0 || stopped_; });
+    if (called && !stopped_) {
+      --calls_;
+      --spares_;
+      pollers_.fetch_add(1);
+      return true;
+    }
+    if (stopped_ || workers_ > options_.min_workers) {
+      --spares_;
+      --workers_;
+      changed_.notify_all();
+      return false;
+    }
+  }
+}
+
+void ConnectionLoop::Supervise() {
+  std::uint64_t last = taken_.load();
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopped_) {
+    supervisor_tick_.wait_for(lock, options_.stall);
+    const std::uint64_t now = taken_.load();
+    // Nobody waits in the set and nothing was taken for a whole stall: the
+    // active workers are held by requests that wait (a slow client, an API
+    // lookup). Let one more worker take connections.
+    if (!stopped_ && pollers_.load() == 0 && now == last) {
+      if (spares_ > calls_) {
+        ++calls_;
+        spare_called_.notify_one();
+      } else if (workers_ < options_.max_workers) {
+        Spawn();
+      }
+    }
+    last = now;
+  }
+}
+
+void ConnectionLoop::ServeReady(Connection* c) {
+  c->waiting_since_ms = 0;
+  TlsStream stream(c->ssl, c->sock, &c->addresses, options_.read_timeout, options_.write_timeout);
+  for (;;) {
+    const bool last = ++c->served >= options_.max_requests;
+    bool closed = false;
+    bool ok = exchange_.Exchange(stream, last, closed);
+    ok = stream.Flush() && ok;
+    exchange_.Answered(c->ssl);
+    if (!ok || closed || last || stopping_ || exchange_.Stopping()) {
+      Close(c, ok);
+      return;
+    }
+    // Only a connection whose stream holds nothing unread waits in the set:
+    // bytes already read would never make its socket readable again.
+    if (!stream.HasBufferedInput()) break;
+  }
+  c->waiting_since_ms = NowMs();
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.ptr = c;
+  // After this another worker may have the connection: c is not touched again here.
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->sock, &ev) != 0) Close(c, false);
+}
+
+void ConnectionLoop::Close(Connection* c, bool graceful) {
+  if (graceful) SSL_shutdown(c->ssl);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->sock, nullptr);
+  {
+    // Out of the set before the descriptor closes, so CloseIdle never shuts down a reused one.
+    std::lock_guard<std::mutex> lock(mutex_);
+    connections_.erase(c);
+    changed_.notify_all();
+  }
+  SSL_free(c->ssl);
+  ::shutdown(c->sock, SHUT_RDWR);
+  ::close(c->sock);
+  delete c;
+}
+
+std::size_t ConnectionLoop::CloseIdle(std::chrono::milliseconds idle_for) {
+  const std::int64_t now = NowMs();
+  std::size_t n = 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Connection* c : connections_) {
+    const std::int64_t since = c->waiting_since_ms;
+    if (since != 0 && now - since >= idle_for.count() && !c->shut) {
+      // Its worker-to-be reads the end of the stream and closes it.
+      c->shut = true;
+      ::shutdown(c->sock, SHUT_RDWR);
+      ++n;
+    }
+  }
+  return n;
+}
+
+void ConnectionLoop::Stop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (epoll_fd_ < 0 || stopping_) return;
+  stopping_ = true;
+  // Waiting connections are shut down, again each round for those that went
+  // back to wait while this ran; busy ones close after their answer.
+  while (!connections_.empty()) {
+    lock.unlock();
+    CloseIdle(std::chrono::milliseconds(0));
+    lock.lock();
+    changed_.wait_for(lock, std::chrono::milliseconds(50), [this] { return connections_.empty(); });
+  }
+  stopped_ = true;
+  spare_called_.notify_all();
+  supervisor_tick_.notify_all();
+  const std::uint64_t one = 1;
+  // Cannot fail short of a full counter, which is readable too.
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof(one));
+  changed_.wait(lock, [this] { return workers_ == 0; });
+  lock.unlock();
+  supervisor_.join();
+  ::close(epoll_fd_);
+  ::close(wake_fd_);
+  epoll_fd_ = wake_fd_ = -1;
+}
+
+std::size_t ConnectionLoop::connections() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return connections_.size();
+}
+
+std::size_t ConnectionLoop::workers() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return workers_;
+}
+
+}  // namespace ray_webhook

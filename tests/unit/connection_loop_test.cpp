@@ -1,0 +1,295 @@
+#include "ray_webhook/connection_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tls_pair.h"
+
+namespace ray_webhook {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::TlsPair;
+
+// Reads one "request" (a line ending in '\n') and answers "re:" + the line.
+// A line "close\n" asks to close the connection.
+class EchoExchange final : public TlsExchange {
+ public:
+  bool Exchange(TlsStream& stream, bool last, bool& closed) override {
+    std::string line;
+    char c = 0;
+    ssize_t n;
+    while ((n = stream.read(&c, 1)) == 1) {
+      if (line.empty()) ++started;
+      line += c;
+      if (c == '\n') break;
+    }
+    if (n != 1) return false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      lines.push_back(line);
+      lasts.push_back(last);
+      threads.insert(std::this_thread::get_id());
+    }
+    closed = line == "close\n";
+    if (line == "nap\n") std::this_thread::sleep_for(100ms);
+    const std::string answer = "re:" + line;
+    return stream.write(answer.data(), answer.size()) == static_cast<ssize_t>(answer.size());
+  }
+  void Answered(const SSL* ssl) override {
+    // The answer has reached the client's socket by the time this runs.
+    if (watch != nullptr) {
+      std::lock_guard<std::mutex> lock(mutex);
+      answer_waiting_when_answered.push_back(watch->ClientHasBytesWaiting());
+    }
+    (void)ssl;
+    ++answered;
+  }
+  bool Stopping() const override { return stopping; }
+
+  std::vector<std::string> Lines() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return lines;
+  }
+
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  std::vector<bool> lasts;
+  std::vector<bool> answer_waiting_when_answered;
+  std::set<std::thread::id> threads;  // that served a request
+  TlsPair* watch = nullptr;
+  std::atomic<int> started{0};  // requests whose first byte was read
+  std::atomic<int> answered{0};
+  std::atomic<bool> stopping{false};
+};
+
+ConnectionLoop::Options Options(std::size_t max_requests, std::size_t min_workers = 1, std::size_t max_workers = 4) {
+  ConnectionLoop::Options o;
+  o.min_workers = min_workers;
+  o.max_workers = max_workers;
+  o.max_requests = max_requests;
+  return o;
+}
+
+template <typename Predicate>
+bool Eventually(Predicate p) {
+  for (int i = 0; i < 500; ++i) {
+    if (p()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return p();
+}
+
+// The client sees the connection end: its next read returns nothing.
+bool ClientSeesClose(TlsPair& pair) {
+  char c;
+  return SSL_read(pair.client(), &c, 1) <= 0;
+}
+
+class ConnectionLoopTest : public ::testing::Test {
+ protected:
+  void Begin(ConnectionLoop::Options options) {
+    loop_ = std::make_unique<ConnectionLoop>(options, exchange_);
+    std::string error;
+    ASSERT_TRUE(loop_->Start(&error)) << error;
+  }
+  // Connects a client of pair and hands the server's side to the loop.
+  void Connect(TlsPair& pair) {
+    const int sock = pair.Connect();
+    pair.GiveAwayServerSocket();
+    loop_->Serve(pair.server_ctx(), sock);
+    ASSERT_TRUE(pair.ClientReady());
+  }
+  void TearDown() override {
+    if (loop_) loop_->Stop();
+  }
+
+  TlsPair pair_;
+  EchoExchange exchange_;
+  std::unique_ptr<ConnectionLoop> loop_;
+};
+
+TEST_F(ConnectionLoopTest, ServesRequestsInOrderAndTellsTheLastOneUpToTheLimit) {
+  Begin(Options(3));
+  Connect(pair_);
+  EXPECT_EQ(loop_->connections(), 1u);
+  for (const std::string line : {"one\n", "two\n", "three\n"}) {
+    pair_.ClientSend(line);
+    EXPECT_EQ(pair_.ClientReceive(3 + line.size()), "re:" + line);
+  }
+  // Ended cleanly: close_notify, then the socket closed.
+  char c;
+  EXPECT_EQ(SSL_read(pair_.client(), &c, 1), 0);
+  EXPECT_EQ(SSL_get_error(pair_.client(), 0), SSL_ERROR_ZERO_RETURN);
+  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
+  EXPECT_EQ(exchange_.Lines(), (std::vector<std::string>{"one\n", "two\n", "three\n"}));
+  EXPECT_EQ(exchange_.lasts, (std::vector<bool>{false, false, true}));
+}
+
+TEST_F(ConnectionLoopTest, AnAnswerHasLeftBeforeAnsweredRuns) {
+  // ConnectionTracker marks the connection idle in Answered; a graceful
+  // shutdown may then cut it, so nothing of the answer may still be held.
+  exchange_.watch = &pair_;
+  Begin(Options(100));
+  Connect(pair_);
+  for (int i = 1; i <= 2; ++i) {
+    pair_.ClientSend("a\n");
+    // The client reads the answer only after Answered has looked at its socket.
+    ASSERT_TRUE(Eventually([&] { return exchange_.answered >= i; }));
+    EXPECT_EQ(pair_.ClientReceive(5), "re:a\n");
+  }
+  std::lock_guard<std::mutex> lock(exchange_.mutex);
+  EXPECT_EQ(exchange_.answer_waiting_when_answered, (std::vector<bool>{true, true}));
+}
+
+TEST_F(ConnectionLoopTest, PipelinedRequestsAreServedFromWhatWasAlreadyRead) {
+  // Both requests arrive in one record: after the first, the second is
+  // already read, and the socket will not become readable for it again.
+  Begin(Options(100));
+  Connect(pair_);
+  pair_.ClientSend("first\nsecond\n");
+  EXPECT_EQ(pair_.ClientReceive(9 + 10), "re:first\nre:second\n");
+  EXPECT_EQ(exchange_.Lines(), (std::vector<std::string>{"first\n", "second\n"}));
+}
+
+TEST_F(ConnectionLoopTest, CloseIdleClosesOnlyConnectionsThatWaitedLongEnough) {
+  Begin(Options(100));
+  Connect(pair_);
+  pair_.ClientSend("one\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
+  EXPECT_EQ(loop_->CloseIdle(1h), 0u);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(loop_->CloseIdle(20ms), 1u);
+  EXPECT_TRUE(ClientSeesClose(pair_));
+  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
+}
+
+TEST_F(ConnectionLoopTest, AStoppingServerClosesTheConnectionAfterTheAnswer) {
+  Begin(Options(100));
+  Connect(pair_);
+  exchange_.stopping = true;
+  pair_.ClientSend("one\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
+  EXPECT_TRUE(ClientSeesClose(pair_));
+  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
+}
+
+TEST_F(ConnectionLoopTest, StopClosesWaitingConnectionsLetsARequestFinishAndJoinsTheWorkers) {
+  TlsPair busy;
+  Begin(Options(100, 1, 4));
+  Connect(pair_);
+  Connect(busy);
+  pair_.ClientSend("one\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
+  busy.ClientSend("half");
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 2; })) << "a worker waits for the rest of it";
+  auto stopped = std::async(std::launch::async, [&] { loop_->Stop(); });
+  EXPECT_TRUE(ClientSeesClose(pair_)) << "the waiting connection is closed";
+  EXPECT_EQ(stopped.wait_for(200ms), std::future_status::timeout) << "the request in progress is waited for";
+  busy.ClientSend(" done\n");
+  EXPECT_EQ(busy.ClientReceive(13), "re:half done\n");
+  EXPECT_TRUE(ClientSeesClose(busy));
+  ASSERT_EQ(stopped.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(loop_->connections(), 0u);
+  EXPECT_EQ(loop_->workers(), 0u);
+}
+
+TEST_F(ConnectionLoopTest, AWorkerHeldByASlowRequestDoesNotHoldTheOthers) {
+  TlsPair slow;
+  Begin(Options(100, 1, 4));
+  Connect(slow);
+  Connect(pair_);
+  slow.ClientSend("sl");
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; })) << "its worker waits for the end of the line";
+  pair_.ClientSend("quick\n");
+  EXPECT_EQ(pair_.ClientReceive(9), "re:quick\n");
+  slow.ClientSend("ow\n");
+  EXPECT_EQ(slow.ClientReceive(8), "re:slow\n");
+}
+
+TEST_F(ConnectionLoopTest, ASpareTakesOverFromAWorkerHeldByASlowRequest) {
+  TlsPair slow;
+  ConnectionLoop::Options o = Options(100, 3, 8);
+  o.active_workers = 1;
+  Begin(o);
+  Connect(slow);
+  Connect(pair_);
+  slow.ClientSend("sl");
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
+  pair_.ClientSend("quick\n");
+  EXPECT_EQ(pair_.ClientReceive(9), "re:quick\n");
+  EXPECT_EQ(loop_->workers(), 3u) << "a spare was called; none had to start";
+  slow.ClientSend("ow\n");
+  EXPECT_EQ(slow.ClientReceive(8), "re:slow\n");
+}
+
+TEST_F(ConnectionLoopTest, ARequestArrivingWhileTheActiveWorkerIsBusyWaitsForIt) {
+  // Spares stay asleep unless the active worker stalls: one warm thread
+  // takes request after request instead of a second thread taking turns.
+  TlsPair other;
+  ConnectionLoop::Options o = Options(100, 4, 8);
+  o.active_workers = 1;
+  o.stall = std::chrono::milliseconds(2000);
+  Begin(o);
+  Connect(pair_);
+  Connect(other);
+  pair_.ClientSend("nap\n");  // answered after 100 ms
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
+  other.ClientSend("hi\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
+  EXPECT_EQ(other.ClientReceive(6), "re:hi\n");
+  std::lock_guard<std::mutex> lock(exchange_.mutex);
+  EXPECT_EQ(exchange_.threads.size(), 1u);
+}
+
+TEST_F(ConnectionLoopTest, APeerThatClosesIsForgotten) {
+  Begin(Options(100));
+  Connect(pair_);
+  pair_.ClientSend("one\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
+  SSL_shutdown(pair_.client());
+  ::shutdown(pair_.client_fd(), SHUT_WR);
+  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
+  EXPECT_EQ(exchange_.Lines().size(), 1u);
+}
+
+TEST_F(ConnectionLoopTest, AFailedHandshakeClosesTheSocketWithoutAnExchange) {
+  Begin(Options(100));
+  const int sock = pair_.Connect(/*handshake=*/false);
+  pair_.GiveAwayServerSocket();
+  const std::string not_tls = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(pair_.client_fd(), not_tls.data(), not_tls.size(), 0), static_cast<ssize_t>(not_tls.size()));
+  loop_->Serve(pair_.server_ctx(), sock);
+  EXPECT_EQ(loop_->connections(), 0u);
+  EXPECT_EQ(exchange_.answered, 0);
+  // The server closed its socket: the client reads what alert there was, then the end.
+  char buf[256];
+  ssize_t n;
+  while ((n = ::recv(pair_.client_fd(), buf, sizeof(buf), 0)) > 0) {
+  }
+  EXPECT_EQ(n, 0);
+}
+
+TEST_F(ConnectionLoopTest, SurplusWorkersExitWhenIdle) {
+  ConnectionLoop::Options o = Options(100, 1, 4);
+  o.idle_exit = 300ms;
+  TlsPair slow;
+  Begin(o);
+  Connect(slow);
+  slow.ClientSend("x");
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
+  ASSERT_TRUE(Eventually([&] { return loop_->workers() == 2; })) << "the only worker is held: another starts";
+  slow.ClientSend("\n");
+  EXPECT_EQ(slow.ClientReceive(5), "re:x\n");
+  EXPECT_TRUE(Eventually([&] { return loop_->workers() == 1; })) << "back to min_workers";
+}
+
+}  // namespace
+}  // namespace ray_webhook
