@@ -117,10 +117,8 @@ class HttpsServer : public httplib::SSLServer {
     loop_ = std::make_unique<ConnectionLoop>(o, exchange_);
     return loop_->Start(error);
   }
-  // Closes connections that waited longer than the keep-alive timeout.
-  std::size_t CloseExpiredConnections() {
-    return loop_ ? loop_->CloseIdle(std::chrono::seconds(keep_alive_timeout_sec_)) : 0;
-  }
+  // Closes connections that waited for a request longer than idle.
+  std::size_t CloseIdleConnections(std::chrono::milliseconds idle) { return loop_ ? loop_->CloseIdle(idle) : 0; }
   // After listen_after_bind() has returned: lets open connections finish.
   void StopConnectionLoop() {
     if (loop_) loop_->Stop();
@@ -314,7 +312,7 @@ struct WebhookServer::Impl {
     while (!served) {
       cv.wait_for(lock, std::chrono::milliseconds(250));
       lock.unlock();
-      server.CloseExpiredConnections();  // --idle-timeout
+      server.CloseIdleConnections(config.idle_timeout);
       if (std::size_t cut = tracker.CutOverdue()) {
         metrics.CountConnectionsCut(cut);
         spdlog::warn("closed {} connection(s) that ran past --request-timeout or --idle-timeout", cut);

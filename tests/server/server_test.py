@@ -363,6 +363,45 @@ def case_idle_connections(work):
         server.stop()
 
 
+def case_keep_alive(work):
+    server = Server(work, "--idle-timeout", "1s", "--threads", "4")
+    conns = []
+    try:
+        body = fixture("kuberay-0.4-worker.json")
+        s = server.connect()
+        conns.append(s)
+        for i in range(3):
+            check(server.request(s, "POST", "/mutate", body)[0] == 200, f"request {i + 1} on one kept-alive connection")
+        # Two requests in one write: the second is already read when the first is answered.
+        head = (f"POST /mutate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        s.sendall(head + body + head + body)
+        first, second = read_response(s), read_response(s)
+        check(first[0] == 200 and second[0] == 200, f"two pipelined requests are both answered ({first[0]}, {second[0]})")
+        # Idle connections wait without a thread each (ConnectionLoop).
+        ctx = server.context()
+        for _ in range(200):
+            conns.append(server.connect(ctx))
+        check(server.request(conns[-1], "POST", "/mutate", body)[0] == 200, "the newest of 200 connections serves")
+        with open(f"/proc/{server.proc.pid}/status") as f:
+            threads = int(next(line.split()[1] for line in f if line.startswith("Threads:")))
+        check(threads < 100, f"201 open connections need fewer than 100 threads (got {threads})")
+        time.sleep(2.5)
+        s.settimeout(5)
+        try:
+            closed = s.recv(1) == b""
+        except (ConnectionError, ssl.SSLError):
+            closed = True
+        except socket.timeout:
+            closed = False
+        check(closed, "a connection idle for longer than --idle-timeout is closed")
+        check(server.post("/mutate", body)[0] == 200, "a new connection is served after that")
+    finally:
+        for c in conns:
+            c.close()
+        server.stop()
+
+
 def case_slowloris(work):
     server = Server(work, "--idle-timeout", "1s", "--request-timeout", "2s")
     try:
