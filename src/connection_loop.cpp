@@ -62,24 +62,24 @@ void ConnectionLoop::Spawn() {
 void ConnectionLoop::Serve(SSL_CTX* ctx, socket_t sock) {
   SSL* ssl = SSL_new(ctx);
   BIO* bio = ssl != nullptr ? BIO_new_socket(sock, BIO_NOCLOSE) : nullptr;
-  if (bio != nullptr) SSL_set_bio(ssl, bio, bio);
-  // Blocking: each read of the handshake waits at most SO_RCVTIMEO, and
-  // ConnectionTracker cuts a handshake that outlives the request deadline.
-  if (bio == nullptr || SSL_accept(ssl) != 1) {
+  if (bio == nullptr) {
     SSL_free(ssl);
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
     return;
   }
+  SSL_set_bio(ssl, bio, bio);
+  SSL_set_accept_state(ssl);
   auto* c = new Connection(ssl, sock);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     connections_.insert(c);
   }
   if (stopping_) {
-    Close(c, true);
+    Close(c, false);
     return;
   }
+  // Its handshake starts when the client's first bytes arrive, on a worker.
   c->waiting_since_ms = NowMs();
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLONESHOT;
@@ -152,7 +152,20 @@ void ConnectionLoop::Supervise() {
 void ConnectionLoop::ServeReady(Connection* c) {
   c->waiting_since_ms = 0;
   TlsStream stream(c->ssl, c->sock, &c->addresses, options_.read_timeout, options_.write_timeout);
-  for (;;) {
+  bool request_ready = true;  // the socket became readable
+  if (!SSL_is_init_finished(c->ssl)) {
+    // Blocking: each read of the handshake waits at most SO_RCVTIMEO, the
+    // supervisor lets another worker go on meanwhile, and ConnectionTracker
+    // cuts a handshake that outlives the request deadline.
+    if (SSL_do_handshake(c->ssl) != 1 || stopping_ || exchange_.Stopping()) {
+      Close(c, false);
+      return;
+    }
+    request_ready = stream.HasBufferedInput();
+  }
+  // Only a connection whose stream holds nothing unread waits in the set:
+  // bytes already read would never make its socket readable again.
+  for (; request_ready; request_ready = stream.HasBufferedInput()) {
     const bool last = ++c->served >= options_.max_requests;
     bool closed = false;
     bool ok = exchange_.Exchange(stream, last, closed);
@@ -162,9 +175,6 @@ void ConnectionLoop::ServeReady(Connection* c) {
       Close(c, ok);
       return;
     }
-    // Only a connection whose stream holds nothing unread waits in the set:
-    // bytes already read would never make its socket readable again.
-    if (!stream.HasBufferedInput()) break;
   }
   c->waiting_since_ms = NowMs();
   epoll_event ev{};

@@ -11,13 +11,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <functional>
 #include <thread>
 
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
 #include "ray_webhook/connection_loop.h"
 #include "ray_webhook/connection_tracker.h"
-#include "ray_webhook/elastic_thread_pool.h"
 #include "ray_webhook/kube_api_client.h"
 #include "ray_webhook/metrics.h"
 #include "ray_webhook/review_decoder_pool.h"
@@ -88,6 +88,13 @@ std::size_t UsableCpus() {
   if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
   return std::max(1, CPU_COUNT(&set));
 }
+
+// cpp-httplib's task queue, run on the thread that enqueues.
+class AcceptingThreadQueue final : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
+};
 
 class HttpsServer : public httplib::SSLServer {
  public:
@@ -380,9 +387,9 @@ bool WebhookServer::Bind(std::string* error) {
   s.set_write_timeout(read.count() / 1000000, read.count() % 1000000);
   s.set_payload_max_length(c.max_body_bytes);
   const auto max_threads = static_cast<std::size_t>(c.max_connections);
-  // cpp-httplib's task queue now only does handshakes (a few ms each); a slow
-  // client holds one thread, and more start on demand.
-  s.new_task_queue = [max_threads] { return new ElasticThreadPool(2, max_threads, std::chrono::seconds(60)); };
+  // ConnectionLoop::Serve() only registers the new connection, so it runs on
+  // cpp-httplib's accepting thread instead of a hop to a task queue.
+  s.new_task_queue = [] { return new AcceptingThreadQueue(); };
   if (!s.StartConnectionLoop(static_cast<std::size_t>(c.threads), max_threads, error)) return false;
   m.Routes();
   if (!s.bind_to_port(c.bind_address, c.port)) {

@@ -18,8 +18,7 @@
 //
 // Contract: Serve() takes an accepted socket that is blocking and has
 // SO_RCVTIMEO and SO_SNDTIMEO set (cpp-httplib sets them on every socket it
-// accepts), does the TLS handshake on the calling thread, and from then on
-// owns the connection: it is always closed, after its SSL is freed (so
+// accepts) and from then on owns the connection, handshake included: it is always closed, after its SSL is freed (so
 // ConnectionTracker, which forgets a connection when OpenSSL frees it, never
 // sees a descriptor reused). After each Exchange, what it wrote is flushed,
 // then Answered runs. A connection is closed when the handshake fails, the
@@ -87,8 +86,8 @@ class ConnectionLoop {
 
   // Creates the epoll set and starts min_workers. On failure says why.
   bool Start(std::string* error);
-  // Handshakes on sock and serves the connection; returns once it waits for
-  // its first request (or is closed). Not after Stop() has begun.
+  // Takes the connection on sock; a worker does its TLS handshake when the
+  // client's first bytes arrive. Does not block. Not after Stop() has begun.
   void Serve(SSL_CTX* ctx, socket_t sock);
   // Shuts down connections that have waited for a request longer than
   // idle_for (0: all that wait); their workers close them. Returns how many.
