@@ -283,7 +283,7 @@ serve flags:
   --tls-min-version V      1.2 or 1.3 (default 1.2)
   --cluster-domain DOMAIN  cluster DNS domain for FQ_RAY_IP (default $CLUSTER_DOMAIN,
                            else cluster.local; must match the KubeRay operator's)
-  --threads N              threads kept ready to serve connections (default 64)
+  --threads N              worker threads kept ready (default 64)
   --max-connections N      connections served at once; more wait (default 2048)
   --idle-timeout D         keep-alive wait between requests (default 30s)
   --request-timeout D      deadline to read and answer one request; slower clients are cut off (default 10s)

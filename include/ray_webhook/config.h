@@ -32,8 +32,10 @@ struct Config {
   std::string client_ca_file;  // when set, clients must present a certificate it signed
   int tls_min_version = 12;    // 12 or 13
   std::chrono::milliseconds cert_reload_interval{2000};
-  // Threads kept ready. Each connection, keep-alive included, holds a thread
-  // (cpp-httplib's model); more start on demand up to max_connections.
+  // Worker threads kept ready (ConnectionLoop): about one per CPU takes
+  // requests, the others step in when those are held by requests that wait.
+  // A connection holds a worker only while its handshake or a request is in
+  // progress; more workers start on demand up to max_connections.
   int threads = 64;
   int max_connections = 2048;
   // Keep-alive wait between requests, and the deadline to read and answer
