@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 namespace ray_webhook {
@@ -34,7 +35,15 @@ struct ConnectionLoop::Connection {
   bool shut = false;  // guarded by the loop's mutex; a socket is shut down once
 };
 
-ConnectionLoop::ConnectionLoop(Options options, TlsExchange& exchange) : options_(options), exchange_(exchange) {}
+ConnectionLoop::ConnectionLoop(Options options, TlsExchange& exchange) : options_(Normalized(options)), exchange_(exchange) {}
+
+ConnectionLoop::Options ConnectionLoop::Normalized(Options o) {
+  o.min_workers = std::max<std::size_t>(o.min_workers, 1);
+  o.max_workers = std::max(o.max_workers, o.min_workers);
+  o.active_workers = std::clamp<std::size_t>(o.active_workers, 1, o.min_workers);
+  o.max_requests = std::max<std::size_t>(o.max_requests, 1);
+  return o;
+}
 
 ConnectionLoop::~ConnectionLoop() { Stop(); }
 
@@ -46,17 +55,24 @@ bool ConnectionLoop::Start(std::string* error) {
   ev.data.ptr = nullptr;
   if (epoll_fd_ < 0 || wake_fd_ < 0 || ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0) {
     *error = std::string("cannot set up the connection loop: ") + std::strerror(errno);
+    if (epoll_fd_ >= 0) ::close(epoll_fd_);
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+    epoll_fd_ = wake_fd_ = -1;
     return false;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  for (std::size_t i = 0; i < std::max<std::size_t>(options_.min_workers, 1); ++i) Spawn();
+  for (std::size_t i = 0; i < options_.min_workers; ++i) Spawn();
   supervisor_ = std::thread([this] { Supervise(); });
   return true;
 }
 
 void ConnectionLoop::Spawn() {
-  ++workers_;
-  std::thread([this] { Work(); }).detach();
+  try {
+    std::thread([this] { Work(); }).detach();
+    ++workers_;
+  } catch (const std::system_error&) {
+    // Out of threads: the workers there are go on, and the supervisor tries again at its next stall.
+  }
 }
 
 void ConnectionLoop::Serve(SSL_CTX* ctx, socket_t sock) {
@@ -80,11 +96,16 @@ void ConnectionLoop::Serve(SSL_CTX* ctx, socket_t sock) {
     return;
   }
   // Its handshake starts when the client's first bytes arrive, on a worker.
+  AwaitRequest(c, EPOLL_CTL_ADD);
+}
+
+void ConnectionLoop::AwaitRequest(Connection* c, int op) {
   c->waiting_since_ms = NowMs();
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLONESHOT;
   ev.data.ptr = c;
-  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, sock, &ev) != 0) Close(c, false);
+  // After this another worker may have the connection: c is not touched again here.
+  if (::epoll_ctl(epoll_fd_, op, c->sock, &ev) != 0) Close(c, false);
 }
 
 void ConnectionLoop::Work() {
@@ -176,12 +197,7 @@ void ConnectionLoop::ServeReady(Connection* c) {
       return;
     }
   }
-  c->waiting_since_ms = NowMs();
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLONESHOT;
-  ev.data.ptr = c;
-  // After this another worker may have the connection: c is not touched again here.
-  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->sock, &ev) != 0) Close(c, false);
+  AwaitRequest(c, EPOLL_CTL_MOD);
 }
 
 void ConnectionLoop::Close(Connection* c, bool graceful) {
@@ -235,7 +251,7 @@ void ConnectionLoop::Stop() {
   [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof(one));
   changed_.wait(lock, [this] { return workers_ == 0; });
   lock.unlock();
-  supervisor_.join();
+  if (supervisor_.joinable()) supervisor_.join();
   ::close(epoll_fd_);
   ::close(wake_fd_);
   epoll_fd_ = wake_fd_ = -1;

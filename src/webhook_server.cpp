@@ -10,8 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "ray_webhook/admission_response.h"
@@ -132,10 +132,10 @@ class HttpsServer : public httplib::SSLServer {
   }
 
  private:
-  // cpp-httplib 0.11 hands every accepted connection to this virtual (on a
-  // thread of its task queue) and leaves process_request, which reads one
-  // request from a Stream and answers it, open to subclasses: the handshake
-  // happens here, and the connection's requests are served by loop_.
+  // cpp-httplib 0.11 hands every accepted connection to this virtual (through
+  // its task queue, here AcceptingThreadQueue) and leaves process_request,
+  // which reads one request from a Stream and answers it, open to subclasses:
+  // loop_'s workers do the connection's handshake and serve its requests.
   bool process_and_close_socket(socket_t sock) override {
     loop_->Serve(ssl_context(), sock);
     return true;

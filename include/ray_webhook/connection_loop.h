@@ -61,12 +61,13 @@ class TlsExchange {
 class ConnectionLoop {
  public:
   struct Options {
-    // Workers kept (at least one), and at most max_workers.
+    // Workers kept, and at most max_workers (each at least one, and at least min_workers).
     std::size_t min_workers = 1;
     std::size_t max_workers = 1;
     // Workers that wait in the epoll set at once; the others wait as spares.
     // About the CPUs the server may use: each waiter is woken by the next
     // ready connection, and more runnable workers than CPUs only take turns.
+    // From 1 to min_workers.
     std::size_t active_workers = 1;
     // A spare is called (or a worker started) when nobody waits in the set
     // and no connection was taken for this long.
@@ -101,6 +102,7 @@ class ConnectionLoop {
 
  private:
   struct Connection;
+  static Options Normalized(Options o);
   void Spawn();  // with mutex_ held
   void Work();
   // Returns false when the worker is to exit.
@@ -108,6 +110,8 @@ class ConnectionLoop {
   void Supervise();
   void Close(Connection* c, bool graceful);
   void ServeReady(Connection* c);
+  // Puts c (back) in the set with op (EPOLL_CTL_ADD or _MOD); closes it if that fails.
+  void AwaitRequest(Connection* c, int op);
 
   const Options options_;
   TlsExchange& exchange_;

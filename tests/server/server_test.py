@@ -144,6 +144,17 @@ def read_response(sock):
     return status, headers, rest[:length]
 
 
+def closed_by_server(sock, within=5):
+    """The server closes sock within `within` seconds (an EOF or a reset, not a timeout)."""
+    sock.settimeout(within)
+    try:
+        return sock.recv(1) == b""
+    except (ConnectionError, ssl.SSLError):
+        return True
+    except socket.timeout:
+        return False
+
+
 def fixture(name):
     with open(os.path.join(ARGS.fixtures, "reviews", name), "rb") as f:
         return f.read()
@@ -324,14 +335,7 @@ def case_sigterm_drain(work):
     inflight.sendall(body[len(body) // 2:])
     status, _, answer = read_response(inflight)
     check(status == 200 and json.loads(answer)["response"]["allowed"], "the in-flight request finishes with 200")
-    idle.settimeout(5)
-    try:
-        closed = idle.recv(1) == b""
-    except (ConnectionError, ssl.SSLError):
-        closed = True
-    except socket.timeout:
-        closed = False
-    check(closed, "the idle keep-alive connection is closed")
+    check(closed_by_server(idle), "the idle keep-alive connection is closed")
     code = server.proc.wait(timeout=15)
     check(code == 0, f"the process exits 0 (got {code})")
     check(time.time() - t0 < 11, f"and within the grace period ({time.time() - t0:.1f} s)")
@@ -387,14 +391,7 @@ def case_keep_alive(work):
             threads = int(next(line.split()[1] for line in f if line.startswith("Threads:")))
         check(threads < 100, f"201 open connections need fewer than 100 threads (got {threads})")
         time.sleep(2.5)
-        s.settimeout(5)
-        try:
-            closed = s.recv(1) == b""
-        except (ConnectionError, ssl.SSLError):
-            closed = True
-        except socket.timeout:
-            closed = False
-        check(closed, "a connection idle for longer than --idle-timeout is closed")
+        check(closed_by_server(s), "a connection idle for longer than --idle-timeout is closed")
         check(server.post("/mutate", body)[0] == 200, "a new connection is served after that")
     finally:
         for c in conns:
