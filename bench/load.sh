@@ -16,7 +16,7 @@
 #   4. starts every server at once, all pinned to one CPU: ceiling_server (a
 #      fixed body: ray-webhook's own answer to the fixture, so both send the
 #      same bytes) and ray-webhook serve --log-level L for each L of
-#      --log-levels, each with --threads pool threads; checks one answer of each
+#      --log-levels, each with --threads threads; checks one answer of each
 #      with curl and warms each up; then, at each connection count, --repeat
 #      times, runs wrk for --duration seconds against each server in turn, so
 #      that the servers are measured side by side and a slow spell of the
