@@ -267,4 +267,9 @@ std::size_t ConnectionLoop::workers() const {
   return workers_;
 }
 
+std::size_t ConnectionLoop::spares() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return spares_;
+}
+
 }  // namespace ray_webhook

@@ -99,6 +99,7 @@ class ConnectionLoop {
 
   std::size_t connections() const;
   std::size_t workers() const;
+  std::size_t spares() const;  // workers waiting to be called
 
  private:
   struct Connection;

@@ -40,6 +40,7 @@ class EchoExchange final : public TlsExchange {
     }
     closed = line == "close\n";
     if (line == "nap\n") std::this_thread::sleep_for(100ms);
+    if (line == "stop\n") stopping = true;
     const std::string answer = "re:" + line;
     return stream.write(answer.data(), answer.size()) == static_cast<ssize_t>(answer.size());
   }
@@ -174,9 +175,9 @@ TEST_F(ConnectionLoopTest, CloseIdleClosesOnlyConnectionsThatWaitedLongEnough) {
 TEST_F(ConnectionLoopTest, AStoppingServerClosesTheConnectionAfterTheAnswer) {
   Begin(Options(100));
   Connect(pair_);
-  exchange_.stopping = true;
-  pair_.ClientSend("one\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
+  // The server starts stopping while it serves this request ("stop\n").
+  pair_.ClientSend("stop\n");
+  EXPECT_EQ(pair_.ClientReceive(8), "re:stop\n");
   EXPECT_TRUE(ClientSeesClose(pair_));
   EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
 }
@@ -253,6 +254,9 @@ TEST_F(ConnectionLoopTest, ARequestArrivingWhileTheActiveWorkerIsBusyWaitsForIt)
   o.active_workers = 1;
   o.stall = std::chrono::milliseconds(2000);
   Begin(o);
+  // Until every worker has started, one that starts while the active one is
+  // busy is the one waiting in the set.
+  ASSERT_TRUE(Eventually([&] { return loop_->spares() == 3; }));
   Connect(pair_);
   Connect(other);
   pair_.ClientSend("nap\n");  // answered after 100 ms
