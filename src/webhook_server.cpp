@@ -3,7 +3,6 @@
 #include <httplib.h>
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
-#include <sched.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -25,6 +24,7 @@
 #include "ray_webhook/review_log_line.h"
 #include "ray_webhook/serving_certificate.h"
 #include "ray_webhook/tls_policy.h"
+#include "ray_webhook/usable_cpus.h"
 
 namespace ray_webhook {
 namespace {
@@ -78,15 +78,6 @@ bool IsJsonContentType(std::string_view value) {
     if (std::tolower(static_cast<unsigned char>(media[i])) != kType[i]) return false;
   }
   return true;
-}
-
-// The CPUs this process may run on (its affinity, which taskset and a
-// cpuset cgroup set), at least one.
-std::size_t UsableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-  return std::max(1, CPU_COUNT(&set));
 }
 
 // cpp-httplib's task queue, run on the thread that enqueues.
