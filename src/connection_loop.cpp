@@ -170,6 +170,8 @@ void ConnectionLoop::Supervise() {
   }
 }
 
+bool ConnectionLoop::Ending() const { return stopping_ || exchange_.Stopping(); }
+
 void ConnectionLoop::ServeReady(Connection* c) {
   c->waiting_since_ms = 0;
   TlsStream stream(c->ssl, c->sock, &c->addresses, options_.read_timeout, options_.write_timeout);
@@ -178,7 +180,7 @@ void ConnectionLoop::ServeReady(Connection* c) {
     // Blocking: each read of the handshake waits at most SO_RCVTIMEO, the
     // supervisor lets another worker go on meanwhile, and ConnectionTracker
     // cuts a handshake that outlives the request deadline.
-    if (SSL_do_handshake(c->ssl) != 1 || stopping_ || exchange_.Stopping()) {
+    if (SSL_do_handshake(c->ssl) != 1 || Ending()) {
       Close(c, false);
       return;
     }
@@ -192,7 +194,7 @@ void ConnectionLoop::ServeReady(Connection* c) {
     bool ok = exchange_.Exchange(stream, last, closed);
     ok = stream.Flush() && ok;
     exchange_.Answered(c->ssl);
-    if (!ok || closed || last || stopping_ || exchange_.Stopping()) {
+    if (!ok || closed || last || Ending()) {
       Close(c, ok);
       return;
     }

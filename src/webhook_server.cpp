@@ -372,6 +372,8 @@ bool WebhookServer::Bind(std::string* error) {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   s.set_keep_alive_max_count(100000);
+  // Only advertised now (each answer's Keep-Alive header); Maintain() closes
+  // connections that waited longer, through the connection loop.
   s.set_keep_alive_timeout(std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(c.idle_timeout).count()));
   const auto read = std::chrono::duration_cast<std::chrono::microseconds>(c.request_timeout);
   s.set_read_timeout(read.count() / 1000000, read.count() % 1000000);

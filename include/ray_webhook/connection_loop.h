@@ -111,6 +111,8 @@ class ConnectionLoop {
   void Supervise();
   void Close(Connection* c, bool graceful);
   void ServeReady(Connection* c);
+  // Stop() has begun or the server is stopping: connections close instead of waiting again.
+  bool Ending() const;
   // Puts c (back) in the set with op (EPOLL_CTL_ADD or _MOD); closes it if that fails.
   void AwaitRequest(Connection* c, int op);
 

@@ -65,8 +65,9 @@ class TlsStream final : public httplib::Stream {
 
   // Writes what is held. Returns false if the write failed, now or before.
   bool Flush();
-  // Plaintext already read from the socket and not yet handed out: the next
-  // read() will not wait for the peer.
+  // Bytes already taken from the socket and not yet handed out: plaintext in
+  // this stream's buffer, or record bytes OpenSSL holds. The socket will not
+  // become readable again for them, so the connection must not wait on it.
   bool HasBufferedInput() const;
   SSL* ssl() const { return ssl_; }
 
