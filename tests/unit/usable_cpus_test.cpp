@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <string>
+
 namespace ray_webhook {
 namespace {
 
@@ -21,6 +23,37 @@ TEST(CpusOfQuota, NoLimitOrNoLineIsZero) {
   EXPECT_EQ(CpusOfQuota("0 100000"), 0u);
   EXPECT_EQ(CpusOfQuota("100000 0"), 0u);
   EXPECT_EQ(CpusOfQuota("12x 100000"), 0u);
+}
+
+std::string CgroupFixture(const char* name) { return std::string(RAY_WEBHOOK_FIXTURES) + "/cgroups/" + name; }
+
+// cgroup v2 with a cgroup namespace (the default on v2): the container's
+// cgroup is mounted at /sys/fs/cgroup.
+TEST(CgroupCpuLimit, ReadsCpuMaxOfTheContainersCgroupV2) {
+  EXPECT_EQ(CgroupCpuLimit(CgroupFixture("v2-container")), 2u);
+}
+
+// Kubernetes sets a Pod's limit on the Pod's cgroup too, above the
+// container's; the lowest quota on the way up counts.
+TEST(CgroupCpuLimit, TakesTheLowestQuotaUpToTheHierarchysRoot) {
+  EXPECT_EQ(CgroupCpuLimit(CgroupFixture("v2-node")), 1u);
+}
+
+// cgroup v1 without a cgroup namespace: /proc/self/cgroup names the full path,
+// and mountinfo's root field says which part of it is mounted.
+TEST(CgroupCpuLimit, ReadsCfsQuotaOfTheContainersCgroupV1) {
+  EXPECT_EQ(CgroupCpuLimit(CgroupFixture("v1-container")), 3u);
+}
+
+// A hybrid host: the cpu controller on v1 and an empty v2 hierarchy; only the
+// controller named exactly "cpu" (not "cpuacct") carries the quota.
+TEST(CgroupCpuLimit, ReadsTheV1CpuControllerOfAHybridHost) {
+  EXPECT_EQ(CgroupCpuLimit(CgroupFixture("v1-hybrid-limited")), 2u);
+  EXPECT_EQ(CgroupCpuLimit(CgroupFixture("v1-hybrid-unlimited")), 0u);  // cpu.cfs_quota_us -1
+}
+
+TEST(CgroupCpuLimit, NothingReadableIsNoLimit) {
+  EXPECT_EQ(CgroupCpuLimit(CgroupFixture("absent")), 0u);
 }
 
 TEST(UsableCpus, NeverMoreThanTheAffinityAllowsAndAtLeastOne) {
