@@ -117,7 +117,8 @@ void ConnectionLoop::Work() {
     const int n = ::epoll_wait(epoll_fd_, &ev, 1, -1);
     pollers_.fetch_sub(1);
     if (n == 1 && ev.data.ptr != nullptr) {
-      taken_.fetch_add(1, std::memory_order_relaxed);
+      taken_.fetch_add(1);
+      if (supervisor_asleep_.load()) WakeSupervisor();
       ServeReady(static_cast<Connection*>(ev.data.ptr));
     } else if (n == 1 || (n < 0 && errno != EINTR)) {  // the wake descriptor: Stop() is done
       std::lock_guard<std::mutex> lock(mutex_);
@@ -154,7 +155,22 @@ void ConnectionLoop::Supervise() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopped_) {
     supervisor_tick_.wait_for(lock, options_.stall);
+    ++supervisor_wakeups_;
     const std::uint64_t now = taken_.load();
+    if (now == last && pollers_.load() > 0) {
+      // Idle: a worker waits in the set, so nothing ready is left untaken.
+      // Sleep until a worker takes a connection rather than wake every stall
+      // (100 times a second) on a server that has nothing to do. A worker
+      // sees supervisor_asleep_ after its taken_ increment, or this sees the
+      // increment (both sequentially consistent).
+      supervisor_asleep_.store(true);
+      if (taken_.load() == last) {
+        supervisor_tick_.wait(lock, [this] { return !supervisor_asleep_.load() || stopped_; });
+      }
+      supervisor_asleep_.store(false);
+      last = taken_.load();
+      continue;
+    }
     // Nobody waits in the set and nothing was taken for a whole stall: the
     // active workers are held by requests that wait (a slow client, an API
     // lookup). Let one more worker take connections.
@@ -168,6 +184,14 @@ void ConnectionLoop::Supervise() {
     }
     last = now;
   }
+}
+
+void ConnectionLoop::WakeSupervisor() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    supervisor_asleep_.store(false);
+  }
+  supervisor_tick_.notify_one();
 }
 
 bool ConnectionLoop::Ending() const { return stopping_ || exchange_.Stopping(); }
@@ -267,6 +291,11 @@ std::size_t ConnectionLoop::connections() const {
 std::size_t ConnectionLoop::workers() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return workers_;
+}
+
+std::size_t ConnectionLoop::supervisor_wakeups() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return supervisor_wakeups_;
 }
 
 std::size_t ConnectionLoop::spares() const {

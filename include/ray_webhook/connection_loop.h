@@ -13,8 +13,9 @@
 // worker, when nobody waits in the set and no connection was taken for a
 // whole `stall`: the active workers are then held by requests that wait (a
 // slow client, a Kubernetes API lookup), and a slow request never holds up
-// the others for longer than that. Requests are read and answered through
-// TlsStream (tls_stream.h).
+// the others for longer than that. While workers wait in the set and nothing
+// is taken, the supervisor sleeps until a worker takes a connection. Requests
+// are read and answered through TlsStream (tls_stream.h).
 //
 // Contract: Serve() takes an accepted socket that is blocking and has
 // SO_RCVTIMEO and SO_SNDTIMEO set (cpp-httplib sets them on every socket it
@@ -100,6 +101,7 @@ class ConnectionLoop {
   std::size_t connections() const;
   std::size_t workers() const;
   std::size_t spares() const;  // workers waiting to be called
+  std::size_t supervisor_wakeups() const;
 
  private:
   struct Connection;
@@ -109,6 +111,7 @@ class ConnectionLoop {
   // Returns false when the worker is to exit.
   bool WaitAsSpare();
   void Supervise();
+  void WakeSupervisor();
   void Close(Connection* c, bool graceful);
   void ServeReady(Connection* c);
   // Stop() has begun or the server is stopping: connections close instead of waiting again.
@@ -123,14 +126,16 @@ class ConnectionLoop {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::condition_variable spare_called_;
-  std::condition_variable supervisor_tick_;  // only to end Supervise() at once
+  std::condition_variable supervisor_tick_;  // ends Supervise()'s sleep or wait at once
   std::unordered_set<Connection*> connections_;
   std::size_t workers_ = 0;  // the rest guarded by mutex_ too
   std::size_t spares_ = 0;
   std::size_t calls_ = 0;
+  std::size_t supervisor_wakeups_ = 0;
   bool stopped_ = false;
   std::atomic<std::size_t> pollers_{0};
   std::atomic<std::uint64_t> taken_{0};
+  std::atomic<bool> supervisor_asleep_{false};
   std::atomic<bool> stopping_{false};
   std::thread supervisor_;
 };

@@ -268,6 +268,29 @@ TEST_F(ConnectionLoopTest, ARequestArrivingWhileTheActiveWorkerIsBusyWaitsForIt)
   EXPECT_EQ(exchange_.threads.size(), 1u);
 }
 
+TEST_F(ConnectionLoopTest, AnIdleSupervisorSleepsAndWakesWhenARequestIsTaken) {
+  // An idle server does not wake every stall; the first request taken wakes
+  // the supervisor, which then still calls a spare when that request stalls.
+  TlsPair other;
+  ConnectionLoop::Options o = Options(100, 2, 8);
+  o.active_workers = 1;
+  o.stall = std::chrono::milliseconds(1);
+  Begin(o);
+  ASSERT_TRUE(Eventually([&] { return loop_->spares() == 1; }));
+  const std::size_t before = loop_->supervisor_wakeups();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_LE(loop_->supervisor_wakeups() - before, 3u) << "a 1 ms stall would wake it about 200 times";
+  Connect(pair_);
+  Connect(other);
+  std::this_thread::sleep_for(50ms);  // asleep again: the handshakes were taken, then nothing
+  pair_.ClientSend("nap\n");          // holds the active worker for 100 ms
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
+  other.ClientSend("hi\n");
+  EXPECT_EQ(other.ClientReceive(6), "re:hi\n");
+  EXPECT_EQ(exchange_.answered, 1) << "a spare answered while the nap went on";
+  EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
+}
+
 TEST_F(ConnectionLoopTest, APeerThatClosesIsForgotten) {
   Begin(Options(100));
   Connect(pair_);
