@@ -32,6 +32,8 @@ struct ConnectionLoop::Connection {
   std::size_t served = 0;
   // When it began to wait for a request; 0 while a worker has it.
   std::atomic<std::int64_t> waiting_since_ms{0};
+  // When its worker began the handshake or the current request; 0 while it waits.
+  std::atomic<std::int64_t> busy_since_ms{0};
   bool shut = false;  // guarded by the loop's mutex; a socket is shut down once
 };
 
@@ -100,6 +102,7 @@ void ConnectionLoop::Serve(SSL_CTX* ctx, socket_t sock) {
 }
 
 void ConnectionLoop::AwaitRequest(Connection* c, int op) {
+  c->busy_since_ms = 0;
   c->waiting_since_ms = NowMs();
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLONESHOT;
@@ -198,12 +201,13 @@ bool ConnectionLoop::Ending() const { return stopping_ || exchange_.Stopping(); 
 
 void ConnectionLoop::ServeReady(Connection* c) {
   c->waiting_since_ms = 0;
+  c->busy_since_ms = NowMs();
   TlsStream stream(c->ssl, c->sock, &c->addresses, options_.read_timeout, options_.write_timeout);
   bool request_ready = true;  // the socket became readable
   if (!SSL_is_init_finished(c->ssl)) {
     // Blocking: each read of the handshake waits at most SO_RCVTIMEO, the
-    // supervisor lets another worker go on meanwhile, and ConnectionTracker
-    // cuts a handshake that outlives the request deadline.
+    // supervisor lets another worker go on meanwhile, and CutOverdue() cuts a
+    // handshake that outlives the request deadline.
     if (SSL_do_handshake(c->ssl) != 1 || Ending()) {
       Close(c, false);
       return;
@@ -215,9 +219,11 @@ void ConnectionLoop::ServeReady(Connection* c) {
   for (; request_ready; request_ready = stream.HasBufferedInput()) {
     const bool last = ++c->served >= options_.max_requests;
     bool closed = false;
+    c->busy_since_ms = NowMs();
     bool ok = exchange_.Exchange(stream, last, closed);
+    // The whole answer leaves before the connection can count as idle (and
+    // be shut down by CloseIdle).
     ok = stream.Flush() && ok;
-    exchange_.Answered(c->ssl);
     if (!ok || closed || last || Ending()) {
       Close(c, ok);
       return;
@@ -249,6 +255,22 @@ std::size_t ConnectionLoop::CloseIdle(std::chrono::milliseconds idle_for) {
     const std::int64_t since = c->waiting_since_ms;
     if (since != 0 && now - since >= idle_for.count() && !c->shut) {
       // Its worker-to-be reads the end of the stream and closes it.
+      c->shut = true;
+      ::shutdown(c->sock, SHUT_RDWR);
+      ++n;
+    }
+  }
+  return n;
+}
+
+std::size_t ConnectionLoop::CutOverdue(std::chrono::milliseconds limit) {
+  const std::int64_t now = NowMs();
+  std::size_t n = 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Connection* c : connections_) {
+    const std::int64_t since = c->busy_since_ms;
+    if (since != 0 && now - since > limit.count() && !c->shut) {
+      // Its worker's next read or write fails, and it closes the connection.
       c->shut = true;
       ::shutdown(c->sock, SHUT_RDWR);
       ++n;

@@ -58,7 +58,7 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   lookups_failed_ = &lookups.Add({{"result", "error"}});
   connections_cut_ = &prometheus::BuildCounter()
                           .Name("ray_webhook_connections_cut_total")
-                          .Help("Connections closed because a request or the wait for one ran past its limit.")
+                          .Help("Connections closed because their TLS handshake or a request ran past its deadline.")
                           .Register(*registry_)
                           .Add({});
   for (Mutation m : {Mutation::kFqRayIpAdded, Mutation::kRayIpAdded, Mutation::kAddressRewritten,

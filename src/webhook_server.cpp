@@ -16,7 +16,6 @@
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
 #include "ray_webhook/connection_loop.h"
-#include "ray_webhook/connection_tracker.h"
 #include "ray_webhook/kube_api_client.h"
 #include "ray_webhook/metrics.h"
 #include "ray_webhook/review_decoder_pool.h"
@@ -99,9 +98,6 @@ class HttpsServer : public httplib::SSLServer {
     return sock != INVALID_SOCKET && ::listen(sock, SOMAXCONN) == 0;
   }
 
-  // Told when each answer has left, so the connection counts as idle again.
-  void TrackConnections(ConnectionTracker* tracker) { tracker_ = tracker; }
-
   // Connections are served by a ConnectionLoop from here on; call after the
   // timeouts and the keep-alive limit are set.
   bool StartConnectionLoop(std::size_t min_workers, std::size_t max_workers, std::string* error) {
@@ -115,8 +111,11 @@ class HttpsServer : public httplib::SSLServer {
     loop_ = std::make_unique<ConnectionLoop>(o, exchange_);
     return loop_->Start(error);
   }
-  // Closes connections that waited for a request longer than idle.
+  // Closes connections that waited for a request longer than idle (0: all that wait).
   std::size_t CloseIdleConnections(std::chrono::milliseconds idle) { return loop_ ? loop_->CloseIdle(idle) : 0; }
+  // Cuts connections whose handshake or request began longer than limit ago.
+  std::size_t CutOverdueConnections(std::chrono::milliseconds limit) { return loop_ ? loop_->CutOverdue(limit) : 0; }
+  std::size_t OpenConnections() const { return loop_ ? loop_->connections() : 0; }
   // After listen_after_bind() has returned: lets open connections finish.
   void StopConnectionLoop() {
     if (loop_) loop_->Stop();
@@ -139,9 +138,6 @@ class HttpsServer : public httplib::SSLServer {
       SSL* ssl = stream.ssl();
       return server_.process_request(stream, last, closed, [ssl](httplib::Request& req) { req.ssl = ssl; });
     }
-    void Answered(const SSL* ssl) override {
-      if (server_.tracker_ != nullptr) server_.tracker_->RequestFinished(ssl);
-    }
     bool Stopping() const override { return server_.svr_sock_ == INVALID_SOCKET; }
 
    private:
@@ -150,7 +146,6 @@ class HttpsServer : public httplib::SSLServer {
 
   ServerExchange exchange_{*this};
   std::unique_ptr<ConnectionLoop> loop_;
-  ConnectionTracker* tracker_ = nullptr;
 };
 
 }  // namespace
@@ -175,7 +170,7 @@ struct WebhookServer::Impl {
         server(config.tls_cert_file.c_str(), config.tls_key_file.c_str()),
         certificate(config.tls_cert_file, config.tls_key_file),
         // A request may wait for the Kubernetes API on top of its own deadline.
-        tracker({config.idle_timeout, config.request_timeout + config.kube_api.timeout}) {
+        request_deadline(config.request_timeout + config.kube_api.timeout) {
     if (config.kube_api.configured()) {
       kube = std::make_unique<KubeApiClient>(config.kube_api);
       lookup = [this](std::string_view ns, std::string_view cluster) {
@@ -236,7 +231,6 @@ struct WebhookServer::Impl {
 
     // Runs once the headers are read, before the body: cheap refusals go here.
     server.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response& r) {
-      tracker.RequestStarted(q.ssl);
       const bool review = q.path == "/mutate" || q.path == "/validate";
       const bool get_only = q.path == "/healthz" || q.path == "/readyz" || q.path == "/metrics";
       // cpp-httplib answers a wrong method on a known path with 404; say 405 and what is allowed.
@@ -311,9 +305,9 @@ struct WebhookServer::Impl {
       cv.wait_for(lock, std::chrono::milliseconds(250));
       lock.unlock();
       server.CloseIdleConnections(config.idle_timeout);
-      if (std::size_t cut = tracker.CutOverdue()) {
+      if (std::size_t cut = server.CutOverdueConnections(request_deadline)) {
         metrics.CountConnectionsCut(cut);
-        spdlog::warn("closed {} connection(s) that ran past --request-timeout or --idle-timeout", cut);
+        spdlog::warn("closed {} connection(s) whose handshake or request ran past --request-timeout", cut);
       }
       if (Clock::now() >= next_reload) {
         ReloadCertificate();
@@ -331,7 +325,7 @@ struct WebhookServer::Impl {
   ReviewDecoderPool decoders;  // outlives the server's threads
   HttpsServer server;
   ServingCertificate certificate;
-  ConnectionTracker tracker;
+  const std::chrono::milliseconds request_deadline;
   Metrics metrics;
   std::unique_ptr<KubeApiClient> kube;
   HeadLookup lookup;  // empty when no API is configured
@@ -359,11 +353,6 @@ bool WebhookServer::Bind(std::string* error) {
   if (!ApplyTlsPolicy(s.ssl_context(), c, error) || !m.certificate.Install(s.ssl_context())) return false;
   // Idle keep-alive connections give their 2 x 16 KiB record buffers back.
   SSL_CTX_set_mode(s.ssl_context(), SSL_MODE_RELEASE_BUFFERS);
-  if (!m.tracker.Install(s.ssl_context())) {
-    *error = "cannot hook connection tracking into OpenSSL";
-    return false;
-  }
-  s.TrackConnections(&m.tracker);
   s.set_tcp_nodelay(true);
   // cpp-httplib's default socket options add SO_REUSEPORT, which lets a second
   // process bind the same port silently and take half the connections.
@@ -420,7 +409,7 @@ bool WebhookServer::Shutdown() {
   std::unique_lock<std::mutex> lock(m.mutex);
   m.cv.wait_for(lock, m.config.drain_delay, [&m] { return m.served; });
   lock.unlock();
-  spdlog::info("no longer accepting; finishing in-flight requests ({} connections open)", m.tracker.open());
+  spdlog::info("no longer accepting; finishing in-flight requests ({} connections open)", m.server.OpenConnections());
   const auto deadline = Clock::now() + m.config.shutdown_grace;
   lock.lock();
   while (!m.served && Clock::now() < deadline) {
@@ -429,7 +418,7 @@ bool WebhookServer::Shutdown() {
     m.server.stop();
     // Idle keep-alive connections would otherwise wait out their timeout; busy
     // ones are closed as soon as their answer is written.
-    m.tracker.CloseIdle();
+    m.server.CloseIdleConnections(std::chrono::milliseconds(0));
     lock.lock();
     m.cv.wait_for(lock, std::chrono::milliseconds(50), [&m] { return m.served; });
   }

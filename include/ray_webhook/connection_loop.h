@@ -19,13 +19,14 @@
 //
 // Contract: Serve() takes an accepted socket that is blocking and has
 // SO_RCVTIMEO and SO_SNDTIMEO set (cpp-httplib sets them on every socket it
-// accepts) and from then on owns the connection, handshake included: it is always closed, after its SSL is freed (so
-// ConnectionTracker, which forgets a connection when OpenSSL frees it, never
-// sees a descriptor reused). After each Exchange, what it wrote is flushed,
-// then Answered runs. A connection is closed when the handshake fails, the
-// peer closes, Exchange fails or sets closed, Options::max_requests have been
-// served (the last Exchange is told so), Stopping() is true after an answer,
-// or CloseIdle() or Stop() shuts it down while it waits. Workers start on
+// accepts) and from then on owns the connection, handshake included: it is
+// always closed, on its worker, and never shut down by CloseIdle() or
+// CutOverdue() after its descriptor is closed. After each Exchange, what it
+// wrote is flushed before the connection waits again. A connection is closed
+// when the handshake fails, the peer closes, Exchange fails or sets closed,
+// Options::max_requests have been served (the last Exchange is told so),
+// Stopping() is true after an answer, CloseIdle() or Stop() shuts it down
+// while it waits, or CutOverdue() while a worker has it. Workers start on
 // demand up to max_workers; those above min_workers exit after idle_exit as
 // spares. Thread-safe.
 #pragma once
@@ -53,8 +54,6 @@ class TlsExchange {
   // Reads one request from stream and writes its answer. last: the answer
   // must close the connection. Sets closed when the request asked to close.
   virtual bool Exchange(TlsStream& stream, bool last, bool& closed) = 0;
-  // The answer has been handed to the kernel.
-  virtual void Answered(const SSL* ssl) = 0;
   // The server is stopping: connections close after their current answer.
   virtual bool Stopping() const = 0;
 };
@@ -94,6 +93,10 @@ class ConnectionLoop {
   // Shuts down connections that have waited for a request longer than
   // idle_for (0: all that wait); their workers close them. Returns how many.
   std::size_t CloseIdle(std::chrono::milliseconds idle_for);
+  // Shuts down connections whose handshake or current request began longer
+  // than limit ago: a client trickling a byte a second never trips a per-read
+  // timeout, so only a deadline per request stops it. Returns how many.
+  std::size_t CutOverdue(std::chrono::milliseconds limit);
   // Lets every connection finish its current request, closes it, and joins
   // the workers. Connections waiting for a request are shut down.
   void Stop();

@@ -42,16 +42,9 @@ class EchoExchange final : public TlsExchange {
     if (line == "nap\n") std::this_thread::sleep_for(100ms);
     if (line == "stop\n") stopping = true;
     const std::string answer = "re:" + line;
-    return stream.write(answer.data(), answer.size()) == static_cast<ssize_t>(answer.size());
-  }
-  void Answered(const SSL* ssl) override {
-    // The answer has reached the client's socket by the time this runs.
-    if (watch != nullptr) {
-      std::lock_guard<std::mutex> lock(mutex);
-      answer_waiting_when_answered.push_back(watch->ClientHasBytesWaiting());
-    }
-    (void)ssl;
+    const bool written = stream.write(answer.data(), answer.size()) == static_cast<ssize_t>(answer.size());
     ++answered;
+    return written;
   }
   bool Stopping() const override { return stopping; }
 
@@ -63,11 +56,9 @@ class EchoExchange final : public TlsExchange {
   std::mutex mutex;
   std::vector<std::string> lines;
   std::vector<bool> lasts;
-  std::vector<bool> answer_waiting_when_answered;
   std::set<std::thread::id> threads;  // that served a request
-  TlsPair* watch = nullptr;
   std::atomic<int> started{0};  // requests whose first byte was read
-  std::atomic<int> answered{0};
+  std::atomic<int> answered{0};  // answers written
   std::atomic<bool> stopping{false};
 };
 
@@ -132,22 +123,6 @@ TEST_F(ConnectionLoopTest, ServesRequestsInOrderAndTellsTheLastOneUpToTheLimit) 
   EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
   EXPECT_EQ(exchange_.Lines(), (std::vector<std::string>{"one\n", "two\n", "three\n"}));
   EXPECT_EQ(exchange_.lasts, (std::vector<bool>{false, false, true}));
-}
-
-TEST_F(ConnectionLoopTest, AnAnswerHasLeftBeforeAnsweredRuns) {
-  // ConnectionTracker marks the connection idle in Answered; a graceful
-  // shutdown may then cut it, so nothing of the answer may still be held.
-  exchange_.watch = &pair_;
-  Begin(Options(100));
-  Connect(pair_);
-  for (int i = 1; i <= 2; ++i) {
-    pair_.ClientSend("a\n");
-    // The client reads the answer only after Answered has looked at its socket.
-    ASSERT_TRUE(Eventually([&] { return exchange_.answered >= i; }));
-    EXPECT_EQ(pair_.ClientReceive(5), "re:a\n");
-  }
-  std::lock_guard<std::mutex> lock(exchange_.mutex);
-  EXPECT_EQ(exchange_.answer_waiting_when_answered, (std::vector<bool>{true, true}));
 }
 
 TEST_F(ConnectionLoopTest, PipelinedRequestsAreServedFromWhatWasAlreadyRead) {
@@ -289,6 +264,24 @@ TEST_F(ConnectionLoopTest, AnIdleSupervisorSleepsAndWakesWhenARequestIsTaken) {
   EXPECT_EQ(other.ClientReceive(6), "re:hi\n");
   EXPECT_EQ(exchange_.answered, 1) << "a spare answered while the nap went on";
   EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
+}
+
+TEST_F(ConnectionLoopTest, CutOverdueShutsDownARequestThatOutlivesItsDeadline) {
+  // A client trickling its request keeps the worker reading; a waiting
+  // connection is not CutOverdue's, however long it has waited.
+  TlsPair waiting;
+  Begin(Options(100, 2, 4));
+  Connect(pair_);
+  Connect(waiting);
+  pair_.ClientSend("tri");  // the line never ends
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
+  std::this_thread::sleep_for(60ms);
+  EXPECT_EQ(loop_->CutOverdue(std::chrono::milliseconds(5000)), 0u) << "not yet overdue";
+  EXPECT_EQ(loop_->CutOverdue(std::chrono::milliseconds(20)), 1u);
+  EXPECT_TRUE(ClientSeesClose(pair_));
+  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 1; }));
+  waiting.ClientSend("hi\n");
+  EXPECT_EQ(waiting.ClientReceive(6), "re:hi\n");
 }
 
 TEST_F(ConnectionLoopTest, APeerThatClosesIsForgotten) {
