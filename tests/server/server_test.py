@@ -399,38 +399,45 @@ def case_keep_alive(work):
         server.stop()
 
 
+def seconds_until_cut(sock, data):
+    """Sends data a byte a second; how long until the server closed sock (None: never)."""
+    start = time.time()
+    for ch in data:
+        try:
+            sock.sendall(bytes([ch]))
+        except (OSError, ssl.SSLError):
+            return time.time() - start
+        time.sleep(1)
+        # A closed socket shows up as a readable EOF before a failed send.
+        sock.setblocking(False)
+        try:
+            if sock.recv(1) == b"":
+                return time.time() - start
+        except (ssl.SSLWantReadError, BlockingIOError):
+            pass
+        except (OSError, ssl.SSLError):
+            return time.time() - start
+        finally:
+            sock.setblocking(True)
+    return None
+
+
 def case_slowloris(work):
+    # The deadline is --request-timeout plus --kube-api-timeout (2 s by default).
     server = Server(work, "--idle-timeout", "1s", "--request-timeout", "2s")
     try:
         slow = server.connect(timeout=20)
-        start = time.time()
         slow.sendall(b"POST /mutate HTTP/1.1\r\n")
-        closed_after = None
-        for ch in b"Host: localhost\r\nX-Slow: " + b"a" * 30:
-            try:
-                slow.sendall(bytes([ch]))
-            except (OSError, ssl.SSLError):
-                closed_after = time.time() - start
-                break
-            time.sleep(1)
-            # A closed socket shows up as a readable EOF before a failed send.
-            slow.setblocking(False)
-            try:
-                if slow.recv(1) == b"":
-                    closed_after = time.time() - start
-                    break
-            except (ssl.SSLWantReadError, BlockingIOError):
-                pass
-            except (OSError, ssl.SSLError):
-                closed_after = time.time() - start
-                break
-            finally:
-                slow.setblocking(True)
-        check(closed_after is not None and closed_after < 10,
-              f"a one-byte-a-second client is cut off (after {closed_after} s)")
+        cut = seconds_until_cut(slow, b"Host: localhost\r\nX-Slow: " + b"a" * 30)
+        check(cut is not None and cut < 10, f"a one-byte-a-second client is cut off (after {cut} s)")
+        # A TLS record header, then a ClientHello that never ends.
+        raw = socket.create_connection(("127.0.0.1", server.port), timeout=20)
+        cut = seconds_until_cut(raw, b"\x16\x03\x01\x02\x00\x01" + b"\x00" * 30)
+        check(cut is not None and cut < 10, f"a one-byte-a-second handshake is cut off (after {cut} s)")
+        raw.close()
         check(server.post("/mutate", fixture("kuberay-0.4-worker.json"))[0] == 200, "others are still served")
         text = server.get("/metrics")[2].decode()
-        check((metric(text, "ray_webhook_connections_cut_total") or 0) >= 1, "the cut is counted")
+        check((metric(text, "ray_webhook_connections_cut_total") or 0) >= 2, "the cuts are counted")
     finally:
         server.stop()
 
