@@ -247,14 +247,15 @@ void ConnectionLoop::Close(Connection* c, bool graceful) {
   delete c;
 }
 
-std::size_t ConnectionLoop::CloseIdle(std::chrono::milliseconds idle_for) {
+std::size_t ConnectionLoop::ShutDownOlderThan(std::atomic<std::int64_t> Connection::*since,
+                                              std::chrono::milliseconds age) {
   const std::int64_t now = NowMs();
   std::size_t n = 0;
   std::lock_guard<std::mutex> lock(mutex_);
   for (Connection* c : connections_) {
-    const std::int64_t since = c->waiting_since_ms;
-    if (since != 0 && now - since >= idle_for.count() && !c->shut) {
-      // Its worker-to-be reads the end of the stream and closes it.
+    const std::int64_t from = (c->*since).load();
+    if (from != 0 && now - from >= age.count() && !c->shut) {
+      // The worker that has it, or takes it next, sees the stream end and closes it.
       c->shut = true;
       ::shutdown(c->sock, SHUT_RDWR);
       ++n;
@@ -263,20 +264,12 @@ std::size_t ConnectionLoop::CloseIdle(std::chrono::milliseconds idle_for) {
   return n;
 }
 
+std::size_t ConnectionLoop::CloseIdle(std::chrono::milliseconds idle_for) {
+  return ShutDownOlderThan(&Connection::waiting_since_ms, idle_for);
+}
+
 std::size_t ConnectionLoop::CutOverdue(std::chrono::milliseconds limit) {
-  const std::int64_t now = NowMs();
-  std::size_t n = 0;
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (Connection* c : connections_) {
-    const std::int64_t since = c->busy_since_ms;
-    if (since != 0 && now - since > limit.count() && !c->shut) {
-      // Its worker's next read or write fails, and it closes the connection.
-      c->shut = true;
-      ::shutdown(c->sock, SHUT_RDWR);
-      ++n;
-    }
-  }
-  return n;
+  return ShutDownOlderThan(&Connection::busy_since_ms, limit);
 }
 
 void ConnectionLoop::Stop() {

@@ -93,8 +93,8 @@ class ConnectionLoop {
   // Shuts down connections that have waited for a request longer than
   // idle_for (0: all that wait); their workers close them. Returns how many.
   std::size_t CloseIdle(std::chrono::milliseconds idle_for);
-  // Shuts down connections whose handshake or current request began longer
-  // than limit ago: a client trickling a byte a second never trips a per-read
+  // Shuts down connections whose handshake or current request began at
+  // least limit ago: a client trickling a byte a second never trips a per-read
   // timeout, so only a deadline per request stops it. Returns how many.
   std::size_t CutOverdue(std::chrono::milliseconds limit);
   // Lets every connection finish its current request, closes it, and joins
@@ -119,6 +119,8 @@ class ConnectionLoop {
   void ServeReady(Connection* c);
   // Stop() has begun or the server is stopping: connections close instead of waiting again.
   bool Ending() const;
+  // Shuts down the connections whose clock `since` runs and is at least age old.
+  std::size_t ShutDownOlderThan(std::atomic<std::int64_t> Connection::*since, std::chrono::milliseconds age);
   // Puts c (back) in the set with op (EPOLL_CTL_ADD or _MOD); closes it if that fails.
   void AwaitRequest(Connection* c, int op);
 

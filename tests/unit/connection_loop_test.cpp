@@ -92,6 +92,16 @@ class ConnectionLoopTest : public ::testing::Test {
     std::string error;
     ASSERT_TRUE(loop_->Start(&error)) << error;
   }
+  // workers workers, one of them active, and the others waiting as spares
+  // (until then, one that starts while the active one is busy would be the
+  // one waiting in the set).
+  void BeginWithOneActiveWorker(std::size_t workers, std::chrono::milliseconds stall) {
+    ConnectionLoop::Options o = Options(100, workers, 8);
+    o.active_workers = 1;
+    o.stall = stall;
+    Begin(o);
+    ASSERT_TRUE(Eventually([&] { return loop_->spares() == workers - 1; }));
+  }
   // Connects a client of pair and hands the server's side to the loop.
   void Connect(TlsPair& pair) {
     const int sock = pair.Connect();
@@ -225,13 +235,7 @@ TEST_F(ConnectionLoopTest, ARequestArrivingWhileTheActiveWorkerIsBusyWaitsForIt)
   // Spares stay asleep unless the active worker stalls: one warm thread
   // takes request after request instead of a second thread taking turns.
   TlsPair other;
-  ConnectionLoop::Options o = Options(100, 4, 8);
-  o.active_workers = 1;
-  o.stall = std::chrono::milliseconds(2000);
-  Begin(o);
-  // Until every worker has started, one that starts while the active one is
-  // busy is the one waiting in the set.
-  ASSERT_TRUE(Eventually([&] { return loop_->spares() == 3; }));
+  BeginWithOneActiveWorker(4, std::chrono::milliseconds(2000));
   Connect(pair_);
   Connect(other);
   pair_.ClientSend("nap\n");  // answered after 100 ms
@@ -247,11 +251,7 @@ TEST_F(ConnectionLoopTest, AnIdleSupervisorSleepsAndWakesWhenARequestIsTaken) {
   // An idle server does not wake every stall; the first request taken wakes
   // the supervisor, which then still calls a spare when that request stalls.
   TlsPair other;
-  ConnectionLoop::Options o = Options(100, 2, 8);
-  o.active_workers = 1;
-  o.stall = std::chrono::milliseconds(1);
-  Begin(o);
-  ASSERT_TRUE(Eventually([&] { return loop_->spares() == 1; }));
+  BeginWithOneActiveWorker(2, std::chrono::milliseconds(1));
   const std::size_t before = loop_->supervisor_wakeups();
   std::this_thread::sleep_for(200ms);
   EXPECT_LE(loop_->supervisor_wakeups() - before, 3u) << "a 1 ms stall would wake it about 200 times";
