@@ -201,10 +201,10 @@ bool ConnectionLoop::Ending() const { return stopping_ || exchange_.Stopping(); 
 
 void ConnectionLoop::ServeReady(Connection* c) {
   c->waiting_since_ms = 0;
-  c->busy_since_ms = NowMs();
   TlsStream stream(c->ssl, c->sock, &c->addresses, options_.read_timeout, options_.write_timeout);
   bool request_ready = true;  // the socket became readable
   if (!SSL_is_init_finished(c->ssl)) {
+    c->busy_since_ms = NowMs();
     // Blocking: each read of the handshake waits at most SO_RCVTIMEO, the
     // supervisor lets another worker go on meanwhile, and CutOverdue() cuts a
     // handshake that outlives the request deadline.

@@ -26,6 +26,11 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+std::string_view TrimEnd(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  return s;
+}
+
 std::vector<std::string_view> Split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
   for (std::size_t start = 0;;) {
@@ -98,7 +103,8 @@ bool FindHierarchy(const std::string& prefix, std::string_view mountinfo, std::s
 std::size_t LowestQuota(const CgroupHierarchy& hierarchy, bool v1) {
   std::size_t lowest = 0;
   for (std::string dir = hierarchy.directory;;) {
-    const std::size_t cpus = v1 ? CpusOfQuota(ReadFile(dir + "/cpu.cfs_quota_us") + " " +
+    // cgroup v1 keeps cpu.max's two numbers in two files.
+    const std::size_t cpus = v1 ? CpusOfQuota(std::string(TrimEnd(ReadFile(dir + "/cpu.cfs_quota_us"))) + " " +
                                               ReadFile(dir + "/cpu.cfs_period_us"))
                                 : CpusOfQuota(ReadFile(dir + "/cpu.max"));
     if (cpus != 0) lowest = lowest == 0 ? cpus : std::min(lowest, cpus);
@@ -110,21 +116,16 @@ std::size_t LowestQuota(const CgroupHierarchy& hierarchy, bool v1) {
 }  // namespace
 
 std::size_t CpusOfQuota(std::string_view cpu_max) {
-  const auto trim = [](std::string_view s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
-    return s;
-  };
-  cpu_max = trim(cpu_max);
+  cpu_max = TrimEnd(cpu_max);
   const auto space = cpu_max.find(' ');
   if (space == std::string_view::npos) return 0;
-  // cgroup v1's two files are joined by a space after the first one's newline.
-  const std::string_view quota_text = trim(cpu_max.substr(0, space));
   unsigned long long quota = 0, period = 0;
   const auto parse = [](std::string_view text, unsigned long long* out) {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
     return error == std::errc() && end == text.data() + text.size();
   };
-  if (!parse(quota_text, &quota) || !parse(cpu_max.substr(space + 1), &period) || quota == 0 || period == 0) {
+  if (!parse(cpu_max.substr(0, space), &quota) || !parse(cpu_max.substr(space + 1), &period) || quota == 0 ||
+      period == 0) {
     return 0;  // "max" or "-1" (no limit), or not a quota
   }
   return static_cast<std::size_t>((quota + period - 1) / period);

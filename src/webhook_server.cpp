@@ -111,7 +111,7 @@ class HttpsServer : public httplib::SSLServer {
     loop_ = std::make_unique<ConnectionLoop>(o, exchange_);
     return loop_->Start(error);
   }
-  // Closes connections that waited for a request longer than idle (0: all that wait).
+  // Closes connections that waited for a request longer than idle.
   std::size_t CloseIdleConnections(std::chrono::milliseconds idle) { return loop_ ? loop_->CloseIdle(idle) : 0; }
   // Cuts connections whose handshake or request began longer than limit ago.
   std::size_t CutOverdueConnections(std::chrono::milliseconds limit) { return loop_ ? loop_->CutOverdue(limit) : 0; }
@@ -414,11 +414,10 @@ bool WebhookServer::Shutdown() {
   lock.lock();
   while (!m.served && Clock::now() < deadline) {
     lock.unlock();
-    // Again each round: cpp-httplib ignores stop() until its listen loop has started.
+    // Again each round: cpp-httplib ignores stop() until its listen loop has
+    // started. Serve() then stops the connection loop, which shuts down idle
+    // keep-alive connections and closes busy ones after their answer.
     m.server.stop();
-    // Idle keep-alive connections would otherwise wait out their timeout; busy
-    // ones are closed as soon as their answer is written.
-    m.server.CloseIdleConnections(std::chrono::milliseconds(0));
     lock.lock();
     m.cv.wait_for(lock, std::chrono::milliseconds(50), [&m] { return m.served; });
   }
