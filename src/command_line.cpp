@@ -31,22 +31,27 @@ std::optional<HeadUniqueness> ParseHeadUniqueness(std::string_view s) {
   return std::nullopt;
 }
 
-// "2s", "500ms", "1m" or a bare number of seconds, up to max.
-std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s, bool allow_zero,
-                                                       std::chrono::milliseconds max) {
-  long long scale = 1000;
-  if (s.ends_with("ms")) {
+// "2s", "500ms", "50us", "1m" or a bare number of seconds, from min up to max.
+std::optional<std::chrono::microseconds> ParseDuration(std::string_view s, std::chrono::microseconds min,
+                                                       std::chrono::microseconds max) {
+  long long scale = 1000000;
+  if (s.ends_with("us")) {
     scale = 1;
+    s.remove_suffix(2);
+  } else if (s.ends_with("ms")) {
+    scale = 1000;
     s.remove_suffix(2);
   } else if (s.ends_with("s")) {
     s.remove_suffix(1);
   } else if (s.ends_with("m")) {
-    scale = 60000;
+    scale = 60000000;
     s.remove_suffix(1);
   }
   int n = 0;
-  if (!ParseInt(s, allow_zero ? 0 : 1, 3600 * 1000, &n) || n * scale > max.count()) return std::nullopt;
-  return std::chrono::milliseconds(n * scale);
+  if (!ParseInt(s, 0, 3600 * 1000, &n)) return std::nullopt;
+  const std::chrono::microseconds d(n * scale);
+  if (d < min || d > max) return std::nullopt;
+  return d;
 }
 
 bool IsLogLevel(std::string_view s) {
@@ -106,7 +111,7 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
         "--head-uniqueness", "--head-name-mode", "--second-head-mode", "--duplicate-mount-mode",
         "--head-lookup-failure", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--kube-api-timeout",
         "--cert-dir", "--client-ca", "--tls-min-version", "--max-connections", "--idle-timeout", "--request-timeout",
-        "--drain-delay", "--shutdown-grace", "--cert-reload-interval"};
+        "--drain-delay", "--shutdown-grace", "--cert-reload-interval", "--busy-poll"};
     const bool known = std::find(kKnown.begin(), kKnown.end(), flag) != kKnown.end();
     if (!known) return Fail("serve: unknown flag " + flag);
     auto value = r.Value();
@@ -160,17 +165,22 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
       if (!ParseInt(v, 1, 65536, &c.max_connections)) return Fail("serve: --max-connections must be a number from 1 to 65536, got \"" + v + "\"");
     } else if (flag == "--idle-timeout" || flag == "--request-timeout" || flag == "--drain-delay" ||
                flag == "--shutdown-grace" || flag == "--cert-reload-interval") {
-      auto d = ParseDuration(v, /*allow_zero=*/flag == "--drain-delay", std::chrono::minutes(10));
+      const auto min = flag == "--drain-delay" ? std::chrono::milliseconds(0) : std::chrono::milliseconds(1);
+      auto d = ParseDuration(v, min, std::chrono::minutes(10));
       if (!d) return Fail("serve: " + flag + " must be a duration such as 5s or 500ms, at most 10m; got \"" + v + "\"");
       (flag == "--idle-timeout"      ? c.idle_timeout
        : flag == "--request-timeout" ? c.request_timeout
        : flag == "--drain-delay"     ? c.drain_delay
        : flag == "--shutdown-grace"  ? c.shutdown_grace
-                                     : c.cert_reload_interval) = *d;
+                                     : c.cert_reload_interval) = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
     } else if (flag == "--kube-api-timeout") {
-      auto d = ParseDuration(v, false, std::chrono::seconds(60));
+      auto d = ParseDuration(v, std::chrono::milliseconds(1), std::chrono::seconds(60));
       if (!d) return Fail("serve: --kube-api-timeout must be a duration such as 2s or 500ms, at most 60s; got \"" + v + "\"");
-      c.kube_api.timeout = *d;
+      c.kube_api.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    } else if (flag == "--busy-poll") {
+      auto d = ParseDuration(v, std::chrono::microseconds(0), std::chrono::milliseconds(1));
+      if (!d) return Fail("serve: --busy-poll must be a duration such as 50us or 0, at most 1ms; got \"" + v + "\"");
+      c.busy_poll = *d;
     }
   }
   // In-cluster configuration, as client-go's rest.InClusterConfig: the service
@@ -287,6 +297,8 @@ serve flags:
   --max-connections N      connections served at once; more wait (default 2048)
   --idle-timeout D         keep-alive wait between requests (default 30s)
   --request-timeout D      deadline to read and answer one request; slower clients are cut off (default 10s)
+  --busy-poll D            after a short wait, poll this long for the next request before sleeping,
+                           e.g. 50us; 0 turns it off (default 50us; see README, "Busy polling")
   --drain-delay D          after SIGTERM, /readyz is 503 and new connections are still accepted for D (default 5s)
   --shutdown-grace D       then in-flight requests finish; exit within D (default 30s)
   --log-level LEVEL        trace, debug, info, warn, error, critical or off (default info)

@@ -112,12 +112,13 @@ void ConnectionLoop::AwaitRequest(Connection* c, int op) {
 }
 
 void ConnectionLoop::Work() {
+  bool poll_first = false;
   for (;;) {
     // Beyond active_workers, a worker waits as a spare: more waiters in the
     // set would each be woken by the next ready connection and crowd the CPUs.
     if (pollers_.fetch_add(1) >= options_.active_workers && !WaitAsSpare()) return;
     epoll_event ev{};
-    const int n = ::epoll_wait(epoll_fd_, &ev, 1, -1);
+    const int n = WaitForReady(ev, poll_first);
     pollers_.fetch_sub(1);
     if (n == 1 && ev.data.ptr != nullptr) {
       taken_.fetch_add(1);
@@ -130,6 +131,25 @@ void ConnectionLoop::Work() {
       return;
     }
   }
+}
+
+int ConnectionLoop::WaitForReady(epoll_event& ev, bool& poll_first) {
+  const Clock::time_point start = Clock::now();
+  int n = 0;
+  // One worker at a time polls, so the server never spins on more than one CPU.
+  if (poll_first && !polling_.exchange(true)) {
+    busy_polls_.fetch_add(1, std::memory_order_relaxed);
+    const Clock::time_point until = start + options_.busy_poll;
+    while ((n = ::epoll_wait(epoll_fd_, &ev, 1, 0)) == 0 && Clock::now() < until) {
+    }
+    polling_.store(false);
+    if (n == 1 && ev.data.ptr != nullptr) busy_poll_catches_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (n == 0) n = ::epoll_wait(epoll_fd_, &ev, 1, -1);
+  // Poll before the next wait only if this one was short enough for a poll
+  // to have caught it: after an idle spell the server sleeps at once again.
+  poll_first = options_.busy_poll.count() > 0 && Clock::now() - start <= options_.busy_poll;
+  return n;
 }
 
 bool ConnectionLoop::WaitAsSpare() {
@@ -312,6 +332,10 @@ std::size_t ConnectionLoop::supervisor_wakeups() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return supervisor_wakeups_;
 }
+
+std::size_t ConnectionLoop::busy_polls() const { return busy_polls_.load(std::memory_order_relaxed); }
+
+std::size_t ConnectionLoop::busy_poll_catches() const { return busy_poll_catches_.load(std::memory_order_relaxed); }
 
 std::size_t ConnectionLoop::spares() const {
   std::lock_guard<std::mutex> lock(mutex_);

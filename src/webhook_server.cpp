@@ -100,8 +100,10 @@ class HttpsServer : public httplib::SSLServer {
 
   // Connections are served by a ConnectionLoop from here on; call after the
   // timeouts and the keep-alive limit are set.
-  bool StartConnectionLoop(std::size_t min_workers, std::size_t max_workers, std::string* error) {
+  bool StartConnectionLoop(std::size_t min_workers, std::size_t max_workers, std::chrono::microseconds busy_poll,
+                           std::string* error) {
     ConnectionLoop::Options o;
+    o.busy_poll = busy_poll;
     o.min_workers = min_workers;
     o.max_workers = max_workers;
     o.active_workers = std::min(min_workers, UsableCpus());
@@ -372,7 +374,7 @@ bool WebhookServer::Bind(std::string* error) {
   // ConnectionLoop::Serve() only registers the new connection, so it runs on
   // cpp-httplib's accepting thread instead of a hop to a task queue.
   s.new_task_queue = [] { return new AcceptingThreadQueue(); };
-  if (!s.StartConnectionLoop(static_cast<std::size_t>(c.threads), max_threads, error)) return false;
+  if (!s.StartConnectionLoop(static_cast<std::size_t>(c.threads), max_threads, c.busy_poll, error)) return false;
   m.Routes();
   if (!s.bind_to_port(c.bind_address, c.port)) {
     *error = "cannot listen on " + c.bind_address + ":" + std::to_string(c.port);

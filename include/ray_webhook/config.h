@@ -42,6 +42,9 @@ struct Config {
   // one request (a slow client is cut off, not waited for).
   std::chrono::milliseconds idle_timeout{30000};
   std::chrono::milliseconds request_timeout{10000};
+  // After a wait for a request that was this short or shorter, a worker
+  // polls this long before it sleeps (ConnectionLoop::Options::busy_poll).
+  std::chrono::microseconds busy_poll{50};
   // Graceful shutdown: /readyz is 503 and the listener still accepts for
   // drain_delay, so endpoints can update; the process exits within
   // shutdown_grace after that.

@@ -17,6 +17,15 @@
 // is taken, the supervisor sleeps until a worker takes a connection. Requests
 // are read and answered through TlsStream (tls_stream.h).
 //
+// Busy polling (Options::busy_poll): a worker whose last wait was short polls
+// the set for up to busy_poll before it sleeps in it. A client that sends its
+// next request within that time (one connection, request after request) then
+// does not wait for a sleeping CPU to wake: on a virtual machine without
+// guest halt polling that wake-up is a good part of a request's round trip.
+// Costs are bounded: one worker polls at a time, a loaded server never waits
+// long enough to poll, and after a wait longer than busy_poll (an idle spell)
+// the next wait sleeps at once, so an idle server does not spin.
+//
 // Contract: Serve() takes an accepted socket that is blocking and has
 // SO_RCVTIMEO and SO_SNDTIMEO set (cpp-httplib sets them on every socket it
 // accepts) and from then on owns the connection, handshake included: it is
@@ -32,6 +41,7 @@
 #pragma once
 
 #include <openssl/ssl.h>
+#include <sys/epoll.h>
 
 #include <atomic>
 #include <chrono>
@@ -72,6 +82,10 @@ class ConnectionLoop {
     // A spare is called (or a worker started) when nobody waits in the set
     // and no connection was taken for this long.
     std::chrono::milliseconds stall{10};
+    // After a short wait, a worker polls the set this long before it sleeps
+    // in it (0: never). A request that comes within it is taken without the
+    // wake-up of a sleeping CPU; see WaitForReady.
+    std::chrono::microseconds busy_poll{0};
     std::size_t max_requests = 1;  // per connection
     std::chrono::milliseconds idle_exit{60000};
     // For TlsStream's is_readable and is_writable.
@@ -105,12 +119,19 @@ class ConnectionLoop {
   std::size_t workers() const;
   std::size_t spares() const;  // workers waiting to be called
   std::size_t supervisor_wakeups() const;
+  std::size_t busy_polls() const;         // polls begun
+  std::size_t busy_poll_catches() const;  // connections taken while polling
 
  private:
   struct Connection;
   static Options Normalized(Options o);
   void Spawn();  // with mutex_ held
   void Work();
+  // Waits for the next ready connection (or the wake descriptor), as
+  // epoll_wait. When poll_first is set and no other worker polls, it first
+  // polls for up to busy_poll; then sleeps. Sets poll_first when the whole
+  // wait took at most busy_poll.
+  int WaitForReady(epoll_event& ev, bool& poll_first);
   // Returns false when the worker is to exit.
   bool WaitAsSpare();
   void Supervise();
@@ -141,6 +162,9 @@ class ConnectionLoop {
   std::atomic<std::size_t> pollers_{0};
   std::atomic<std::uint64_t> taken_{0};
   std::atomic<bool> supervisor_asleep_{false};
+  std::atomic<bool> polling_{false};
+  std::atomic<std::size_t> busy_polls_{0};
+  std::atomic<std::size_t> busy_poll_catches_{0};
   std::atomic<bool> stopping_{false};
   std::thread supervisor_;
 };

@@ -40,7 +40,7 @@ const DURATION_FLAGS = ["--drain-delay", "--shutdown-grace", "--kube-api-timeout
   "--request-timeout", "--cert-reload-interval"];
 const KNOWN_FLAGS = new Set([...Object.keys(FLAG_VALUES), ...DURATION_FLAGS, "--bind", "--port",
   "--tls-cert", "--tls-key", "--cert-dir", "--client-ca", "--cluster-domain", "--threads",
-  "--max-connections", "--kube-api-server", "--kube-token-file", "--kube-ca-file"]);
+  "--max-connections", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--busy-poll"]);
 // Fields of admissionregistration.k8s.io/v1 webhooks. The schema validator
 // accepts unknown fields, and a misspelt one is silently dropped by the API
 // server (an `objectSelectors:` would match every Pod).

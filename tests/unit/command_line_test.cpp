@@ -133,6 +133,19 @@ TEST(CommandLine, HardeningFlags) {
   EXPECT_EQ(c.drain_delay, std::chrono::milliseconds(0));
   EXPECT_EQ(c.shutdown_grace, std::chrono::milliseconds(500));
   EXPECT_EQ(c.cert_reload_interval, std::chrono::seconds(1));
+  EXPECT_EQ(d.busy_poll, std::chrono::microseconds(50));
+  for (const auto& [value, expected] : std::vector<std::pair<std::string, std::chrono::microseconds>>{
+           {"0", std::chrono::microseconds(0)}, {"20us", std::chrono::microseconds(20)},
+           {"1ms", std::chrono::microseconds(1000)}}) {
+    auto p = Parse({"serve", "--cert-dir", "/c", "--busy-poll", value});
+    ASSERT_TRUE(p.command) << value << ": " << p.error;
+    EXPECT_EQ(p.command->config.busy_poll, expected) << value;
+  }
+  for (const std::string value : {"2ms", "1s", "-5us", "fast"}) {
+    EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--busy-poll", value}).command) << value;
+  }
+  // Below a millisecond is not a timeout.
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--request-timeout", "500us"}).command);
   auto grow = Parse({"serve", "--cert-dir", "/c", "--threads", "200", "--max-connections", "100"});
   EXPECT_EQ(grow.command->config.max_connections, 200);  // never fewer than the ready threads
 }

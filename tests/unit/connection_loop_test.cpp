@@ -266,6 +266,53 @@ TEST_F(ConnectionLoopTest, AnIdleSupervisorSleepsAndWakesWhenARequestIsTaken) {
   EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
 }
 
+TEST_F(ConnectionLoopTest, ARequestThatComesWithinTheBusyPollIsTakenWithoutSleeping) {
+  ConnectionLoop::Options o = Options(100);
+  o.busy_poll = std::chrono::milliseconds(500);  // long, so a loaded test machine still sees it
+  Begin(o);
+  Connect(pair_);
+  for (const std::string line : {"one\n", "two\n", "three\n"}) {
+    pair_.ClientSend(line);
+    EXPECT_EQ(pair_.ClientReceive(3 + line.size()), "re:" + line);
+  }
+  // Each request came within 500 ms of the one before, so the worker polled
+  // after each answer and took the next while polling.
+  EXPECT_GE(loop_->busy_poll_catches(), 2u);
+}
+
+TEST_F(ConnectionLoopTest, AfterAWaitLongerThanTheBusyPollTheNextWaitSleepsAtOnce) {
+  ConnectionLoop::Options o = Options(100);
+  o.busy_poll = std::chrono::milliseconds(30);
+  Begin(o);
+  Connect(pair_);
+  pair_.ClientSend("one\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
+  std::this_thread::sleep_for(150ms);  // a poll, if any, ran out: this wait is long
+  const std::size_t polls = loop_->busy_polls();
+  pair_.ClientSend("two\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:two\n");
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(loop_->busy_polls(), polls) << "the wait for two was long: no poll before the next";
+  // three comes after another long wait; four right after three's answer,
+  // and that short wait makes the worker poll after four's answer.
+  pair_.ClientSend("three\n");
+  EXPECT_EQ(pair_.ClientReceive(9), "re:three\n");
+  pair_.ClientSend("four\n");
+  EXPECT_EQ(pair_.ClientReceive(8), "re:four\n");
+  EXPECT_TRUE(Eventually([&] { return loop_->busy_polls() > polls; }));
+}
+
+TEST_F(ConnectionLoopTest, WithoutABusyPollAWorkerNeverPolls) {
+  Begin(Options(100));
+  Connect(pair_);
+  for (const std::string line : {"one\n", "two\n", "three\n"}) {
+    pair_.ClientSend(line);
+    EXPECT_EQ(pair_.ClientReceive(3 + line.size()), "re:" + line);
+  }
+  EXPECT_EQ(loop_->busy_polls(), 0u);
+  EXPECT_EQ(loop_->busy_poll_catches(), 0u);
+}
+
 TEST_F(ConnectionLoopTest, CutOverdueShutsDownARequestThatOutlivesItsDeadline) {
   // A client trickling its request keeps the worker reading; a waiting
   // connection is not CutOverdue's, however long it has waited.
