@@ -298,7 +298,7 @@ serve flags:
   --idle-timeout D         keep-alive wait between requests (default 30s)
   --request-timeout D      deadline to read and answer one request; slower clients are cut off (default 10s)
   --busy-poll D            after a short wait, poll this long for the next request before sleeping,
-                           e.g. 50us; 0 turns it off (default 50us; see README, "Busy polling")
+                           e.g. 50us; 0 turns it off (default 100us; see README, "Busy polling")
   --drain-delay D          after SIGTERM, /readyz is 503 and new connections are still accepted for D (default 5s)
   --shutdown-grace D       then in-flight requests finish; exit within D (default 30s)
   --log-level LEVEL        trace, debug, info, warn, error, critical or off (default info)

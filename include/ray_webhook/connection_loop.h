@@ -17,14 +17,17 @@
 // is taken, the supervisor sleeps until a worker takes a connection. Requests
 // are read and answered through TlsStream (tls_stream.h).
 //
-// Busy polling (Options::busy_poll): a worker whose last wait was short polls
-// the set for up to busy_poll before it sleeps in it. A client that sends its
-// next request within that time (one connection, request after request) then
-// does not wait for a sleeping CPU to wake: on a virtual machine without
-// guest halt polling that wake-up is a good part of a request's round trip.
-// Costs are bounded: one worker polls at a time, a loaded server never waits
-// long enough to poll, and after a wait longer than busy_poll (an idle spell)
-// the next wait sleeps at once, so an idle server does not spin.
+// Busy polling (Options::busy_poll): a worker that finds no connection ready,
+// and whose last wait also found none and was short, polls the set for up to
+// busy_poll before it sleeps in it. A client that sends its next request
+// within that time (one connection, request after request) then does not
+// wait for a sleeping CPU to wake: on a virtual machine without guest halt
+// polling that wake-up is a good part of a request's round trip. Costs are
+// bounded: one worker polls at a time; a worker that found another
+// connection queued sleeps when the queue empties (several busy clients send
+// in batches, which sleeping lets gather); and after a wait longer than
+// busy_poll (an idle spell) the next wait sleeps at once, so an idle server
+// does not spin.
 //
 // Contract: Serve() takes an accepted socket that is blocking and has
 // SO_RCVTIMEO and SO_SNDTIMEO set (cpp-httplib sets them on every socket it
@@ -82,8 +85,8 @@ class ConnectionLoop {
     // A spare is called (or a worker started) when nobody waits in the set
     // and no connection was taken for this long.
     std::chrono::milliseconds stall{10};
-    // After a short wait, a worker polls the set this long before it sleeps
-    // in it (0: never). A request that comes within it is taken without the
+    // After a short wait on an empty set, a worker polls the set this long
+    // before it sleeps in it (0: never). A request that comes within it is taken without the
     // wake-up of a sleeping CPU; see WaitForReady.
     std::chrono::microseconds busy_poll{0};
     std::size_t max_requests = 1;  // per connection
@@ -128,10 +131,11 @@ class ConnectionLoop {
   void Spawn();  // with mutex_ held
   void Work();
   // Waits for the next ready connection (or the wake descriptor), as
-  // epoll_wait. When poll_first is set and no other worker polls, it first
-  // polls for up to busy_poll; then sleeps. Sets poll_first when the whole
-  // wait took at most busy_poll.
-  int WaitForReady(epoll_event& ev, bool& poll_first);
+  // epoll_wait. When none is ready, poll_first is set and no other worker
+  // polls, it first polls for up to busy_poll; then sleeps. Sets poll_first
+  // when it found none ready and the whole wait took at most busy_poll;
+  // clears it when it found a connection other than last_served ready.
+  int WaitForReady(epoll_event& ev, bool& poll_first, const Connection* last_served);
   // Returns false when the worker is to exit.
   bool WaitAsSpare();
   void Supervise();

@@ -133,7 +133,7 @@ TEST(CommandLine, HardeningFlags) {
   EXPECT_EQ(c.drain_delay, std::chrono::milliseconds(0));
   EXPECT_EQ(c.shutdown_grace, std::chrono::milliseconds(500));
   EXPECT_EQ(c.cert_reload_interval, std::chrono::seconds(1));
-  EXPECT_EQ(d.busy_poll, std::chrono::microseconds(50));
+  EXPECT_EQ(d.busy_poll, std::chrono::microseconds(100));
   for (const auto& [value, expected] : std::vector<std::pair<std::string, std::chrono::microseconds>>{
            {"0", std::chrono::microseconds(0)}, {"20us", std::chrono::microseconds(20)},
            {"1ms", std::chrono::microseconds(1000)}}) {

@@ -271,13 +271,15 @@ TEST_F(ConnectionLoopTest, ARequestThatComesWithinTheBusyPollIsTakenWithoutSleep
   o.busy_poll = std::chrono::milliseconds(500);  // long, so a loaded test machine still sees it
   Begin(o);
   Connect(pair_);
-  for (const std::string line : {"one\n", "two\n", "three\n"}) {
+  for (const std::string line : {"one\n", "two\n", "three\n", "four\n", "five\n"}) {
+    std::this_thread::sleep_for(5ms);  // the worker is waiting by then
     pair_.ClientSend(line);
     EXPECT_EQ(pair_.ClientReceive(3 + line.size()), "re:" + line);
   }
-  // Each request came within 500 ms of the one before, so the worker polled
-  // after each answer and took the next while polling.
-  EXPECT_GE(loop_->busy_poll_catches(), 2u);
+  // Each request came 5 ms after the worker began to wait, within 500 ms of
+  // the one before, so the worker polled and took it while polling (the
+  // first, after the handshake, may find the worker asleep).
+  EXPECT_GE(loop_->busy_poll_catches(), 4u);
 }
 
 TEST_F(ConnectionLoopTest, AfterAWaitLongerThanTheBusyPollTheNextWaitSleepsAtOnce) {
@@ -300,6 +302,25 @@ TEST_F(ConnectionLoopTest, AfterAWaitLongerThanTheBusyPollTheNextWaitSleepsAtOnc
   pair_.ClientSend("four\n");
   EXPECT_EQ(pair_.ClientReceive(8), "re:four\n");
   EXPECT_TRUE(Eventually([&] { return loop_->busy_polls() > polls; }));
+}
+
+TEST_F(ConnectionLoopTest, AWorkerThatFoundConnectionsQueuedSleepsWhenTheQueueEmpties) {
+  // One worker, two connections: b's request waits while a's naps, so the
+  // wait that takes it finds it ready at once.
+  TlsPair b;
+  ConnectionLoop::Options o = Options(100, 1, 1);
+  o.busy_poll = std::chrono::milliseconds(500);
+  Begin(o);
+  Connect(pair_);
+  Connect(b);
+  pair_.ClientSend("nap\n");
+  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
+  b.ClientSend("nap\n");
+  EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
+  const std::size_t polls = loop_->busy_polls();  // b's nap holds the worker for 100 ms
+  EXPECT_EQ(b.ClientReceive(7), "re:nap\n");
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(loop_->busy_polls(), polls) << "b's request was queued: the worker sleeps after it";
 }
 
 TEST_F(ConnectionLoopTest, WithoutABusyPollAWorkerNeverPolls) {
