@@ -18,16 +18,19 @@
 #      same bytes) and ray-webhook serve --log-level L for each L of
 #      --log-levels, each with --threads threads; checks one answer of each
 #      with curl and warms each up; then, at each connection count, --repeat
-#      times, runs wrk for --duration seconds against each server in turn, so
-#      that the servers are measured side by side and a slow spell of the
-#      machine falls on all of them alike;
+#      times, runs wrk for --duration seconds against each server in turn,
+#      starting one server later every repetition, so that the servers are
+#      measured side by side, none always runs right after the others, and a
+#      slow spell of the machine falls on all of them alike;
 #   5. prints one table: requests/s, p50, p99, errors, the server's CPU time per
 #      request (utime + stime from /proc/PID/stat over the run, divided by the
 #      requests wrk counted), its peak RSS (VmHWM from /proc/PID/status, read after
 #      the row's last run) and "other CPU" per (server, connections), medians when
 #      --repeat > 1; then ray-webhook as a share of the ceiling, in requests/s and
 #      in CPU per request (the ceiling's divided by ray-webhook's), and the cost of
-#      info logging against warn.
+#      info logging against warn: the median, over the repetitions, of info's
+#      requests/s against warn's in the same repetition (the two ran within a
+#      few turns of each other), and the same for CPU per request.
 #      "other CPU" is the CPU time used during the run by anything but this server
 #      and wrk, as a share of all CPUs (/proc/stat): above a few percent, another
 #      job shared the machine and the row is low and noisy. A run disturbed by more
@@ -236,8 +239,8 @@ measure() {
   # the time, so this is what a request costs it, whatever the round trip adds.
   cpu_us="$(awk -v s=$((own1 - own0)) -v n="$(bench_result_field requests "$line")" -v hz="$clk_tck" \
     'BEGIN {printf "%.1f", n ? s / hz * 1e6 / n : 0}')"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(bench_result_field rps "$line")" "$(bench_result_field p50_us "$line")" \
-    "$(bench_result_field p99_us "$line")" "$errors" "$(vmhwm_kb "$pid")" "$other" "$cpu_us" >>"$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c" "$(bench_result_field rps "$line")" "$(bench_result_field p50_us "$line")" \
+    "$(bench_result_field p99_us "$line")" "$errors" "$(vmhwm_kb "$pid")" "$other" "$cpu_us" "$r" >>"$results"
   echo "load.sh: $name c=$c run $r: $(cut -d' ' -f2- <<<"$line") other_cpu=$other% cpu_us=$cpu_us" >&2
 }
 
@@ -258,8 +261,10 @@ if [ "$idle_before" -lt 90 ]; then
 fi
 
 # Every server runs at once, all pinned to the same CPU, and they take turns:
-# each repetition drives the ceiling, then each ray-webhook, so a slow spell of
-# the machine falls on all of them alike. A server waiting for its turn is idle.
+# each repetition drives each server once, so a slow spell of the machine falls
+# on all of them alike, and starts one server later than the one before, so
+# none always runs after the others (after 20 s of load, say). A server waiting
+# for its turn is idle.
 start_server ceiling "$port" "$tmp/ceiling.log" \
   "$ceiling_bin" --bind 127.0.0.1 --port "$port" --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" \
   --threads "$threads" --body "$tmp/answer.json"
@@ -278,7 +283,7 @@ for i in "${!names[@]}"; do
 done
 for c in $connections; do
   for r in $(seq "$repeat"); do
-    for i in "${!names[@]}"; do measure "$i" "$c" "$r"; done
+    for k in "${!names[@]}"; do measure $(( (k + r - 1) % ${#names[@]} )) "$c" "$r"; done
   done
 done
 for level in $log_levels; do
@@ -293,6 +298,11 @@ echo "$(basename "$body") ($(wc -c <"$body") bytes), POST /mutate, ${duration}s 
 echo "CPUs idle before the runs: ${idle_before}%, after: ${idle_after}%$( [ "$idle_before" -lt 90 ] || [ "$idle_after" -lt 90 ] && echo " (below 90%: something else was running)")"
 awk -F'\t' -v conn_order="$connections" '
   # Portable (mawk has no asort): insertion sort, then the middle.
+  function signed_list(list,   a, n, i, out) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) out = out sprintf(" %+.1f", a[i])
+    return out
+  }
   function median(list,   a, n, i, j, v) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) {
@@ -307,6 +317,7 @@ awk -F'\t' -v conn_order="$connections" '
     if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
     rps[key] = rps[key] " " $3; p50[key] = p50[key] " " $4; p99[key] = p99[key] " " $5
     err[key] += $6; hwm[key] = $7; oth[key] = oth[key] " " $8; cpu[key] = cpu[key] " " $9
+    run_rps[$1 "\t" $2 "\t" $10] = $3; run_cpu[$1 "\t" $2 "\t" $10] = $9; if ($10 > runs) runs = $10
   }
   END {
     printf "%-20s %5s %12s %9s %9s %7s %11s %10s %11s\n", "server", "conns", "requests/s", "p50 ms", "p99 ms", "errors",
@@ -331,8 +342,18 @@ awk -F'\t' -v conn_order="$connections" '
         if (cbase > 0 && med_cpu[k] > 0) printf ", %.0f%% in CPU per request", 100 * cbase / med_cpu[k]
         printf "\n"
       }
-      warn = med_rps["ray-webhook/warn\t" c]; info = med_rps["ray-webhook/info\t" c]
-      if (warn > 0 && info > 0)
-        printf "info logging at %d connections: %+.1f%% requests/s against warn\n", c, 100 * (info - warn) / warn
+      # Paired: info against warn in the same repetition, a few turns apart.
+      ratios = ""; cpu_ratios = ""
+      for (r = 1; r <= runs; r++) {
+        warn = run_rps["ray-webhook/warn\t" c "\t" r]; info = run_rps["ray-webhook/info\t" c "\t" r]
+        if (warn > 0 && info > 0) ratios = ratios " " 100 * (info - warn) / warn
+        wc = run_cpu["ray-webhook/warn\t" c "\t" r]; ic = run_cpu["ray-webhook/info\t" c "\t" r]
+        if (wc > 0 && ic > 0) cpu_ratios = cpu_ratios " " 100 * (ic - wc) / wc
+      }
+      if (ratios != "") {
+        printf "info logging at %d connections: %+.1f%% requests/s against warn", c, median(ratios)
+        if (cpu_ratios != "") printf ", %+.1f%% CPU per request", median(cpu_ratios)
+        printf " (median of %d paired runs:%s)\n", split(ratios, tmp_r, " "), signed_list(ratios)
+      }
     }
   }' "$results"
