@@ -138,12 +138,12 @@ void ConnectionLoop::Work() {
 int ConnectionLoop::WaitForReady(epoll_event& ev, bool& poll_first, const Connection* last_served) {
   int n = ::epoll_wait(epoll_fd_, &ev, 1, 0);
   if (n != 0) {
-    // Another connection was queued: several clients are busy, and when the
-    // queue empties their next requests come in a batch. Sleeping lets them
-    // gather; polling would take them one by one and cost throughput (at 8
-    // and 64 connections in bench/compare.sh). The connection just served,
-    // ready again at once, is one quick client.
-    if (ev.data.ptr != last_served) poll_first = false;
+    // A wait of no time. If another connection was queued, several clients
+    // are busy, and when the queue empties their next requests come in a
+    // batch: sleeping lets them gather, where polling would take them one by
+    // one and cost throughput (at 8 and 64 connections in bench/compare.sh).
+    // The connection just served, ready again at once, is one quick client.
+    poll_first = options_.busy_poll.count() > 0 && ev.data.ptr == last_served;
     return n;
   }
   const Clock::time_point start = Clock::now();

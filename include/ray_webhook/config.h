@@ -43,7 +43,8 @@ struct Config {
   std::chrono::milliseconds idle_timeout{30000};
   std::chrono::milliseconds request_timeout{10000};
   // After a wait for a request that was this short or shorter, a worker
-  // polls this long before it sleeps (ConnectionLoop::Options::busy_poll).
+  // that finds none ready polls this long before it sleeps
+  // (ConnectionLoop::Options::busy_poll).
   std::chrono::microseconds busy_poll{100};
   // Graceful shutdown: /readyz is 503 and the listener still accepts for
   // drain_delay, so endpoints can update; the process exits within

@@ -85,9 +85,9 @@ class ConnectionLoop {
     // A spare is called (or a worker started) when nobody waits in the set
     // and no connection was taken for this long.
     std::chrono::milliseconds stall{10};
-    // After a short wait on an empty set, a worker polls the set this long
-    // before it sleeps in it (0: never). A request that comes within it is taken without the
-    // wake-up of a sleeping CPU; see WaitForReady.
+    // After a short wait, a worker that finds the set empty polls it this
+    // long before it sleeps in it (0: never). A request that comes within it
+    // is taken without the wake-up of a sleeping CPU; see WaitForReady.
     std::chrono::microseconds busy_poll{0};
     std::size_t max_requests = 1;  // per connection
     std::chrono::milliseconds idle_exit{60000};
@@ -132,9 +132,9 @@ class ConnectionLoop {
   void Work();
   // Waits for the next ready connection (or the wake descriptor), as
   // epoll_wait. When none is ready, poll_first is set and no other worker
-  // polls, it first polls for up to busy_poll; then sleeps. Sets poll_first
-  // when it found none ready and the whole wait took at most busy_poll;
-  // clears it when it found a connection other than last_served ready.
+  // polls, it first polls for up to busy_poll; then sleeps. Afterwards
+  // poll_first says whether the wait took at most busy_poll without finding
+  // a connection other than last_served ready at once.
   int WaitForReady(epoll_event& ev, bool& poll_first, const Connection* last_served);
   // Returns false when the worker is to exit.
   bool WaitAsSpare();
