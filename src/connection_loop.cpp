@@ -136,6 +136,7 @@ void ConnectionLoop::Work() {
 }
 
 int ConnectionLoop::WaitForReady(epoll_event& ev, bool& poll_first, const Connection* last_served) {
+  if (options_.busy_poll.count() == 0) return ::epoll_wait(epoll_fd_, &ev, 1, -1);
   int n = ::epoll_wait(epoll_fd_, &ev, 1, 0);
   if (n != 0) {
     // A wait of no time. If another connection was queued, several clients
@@ -143,7 +144,7 @@ int ConnectionLoop::WaitForReady(epoll_event& ev, bool& poll_first, const Connec
     // batch: sleeping lets them gather, where polling would take them one by
     // one and cost throughput (at 8 and 64 connections in bench/compare.sh).
     // The connection just served, ready again at once, is one quick client.
-    poll_first = options_.busy_poll.count() > 0 && ev.data.ptr == last_served;
+    poll_first = ev.data.ptr == last_served;
     return n;
   }
   const Clock::time_point start = Clock::now();
@@ -159,7 +160,7 @@ int ConnectionLoop::WaitForReady(epoll_event& ev, bool& poll_first, const Connec
   if (n == 0) n = ::epoll_wait(epoll_fd_, &ev, 1, -1);
   // Poll before the next wait only if this one was short enough for a poll
   // to have caught it: after an idle spell the server sleeps at once again.
-  poll_first = options_.busy_poll.count() > 0 && Clock::now() - start <= options_.busy_poll;
+  poll_first = Clock::now() - start <= options_.busy_poll;
   return n;
 }
 

@@ -109,6 +109,14 @@ class ConnectionLoopTest : public ::testing::Test {
     loop_->Serve(pair.server_ctx(), sock);
     ASSERT_TRUE(pair.ClientReady());
   }
+  // Sends each line on pair, after pause, and checks its answer.
+  void EchoEach(TlsPair& pair, const std::vector<std::string>& lines, std::chrono::milliseconds pause = 0ms) {
+    for (const std::string& line : lines) {
+      std::this_thread::sleep_for(pause);
+      pair.ClientSend(line);
+      EXPECT_EQ(pair.ClientReceive(3 + line.size()), "re:" + line);
+    }
+  }
   void TearDown() override {
     if (loop_) loop_->Stop();
   }
@@ -122,10 +130,7 @@ TEST_F(ConnectionLoopTest, ServesRequestsInOrderAndTellsTheLastOneUpToTheLimit) 
   Begin(Options(3));
   Connect(pair_);
   EXPECT_EQ(loop_->connections(), 1u);
-  for (const std::string line : {"one\n", "two\n", "three\n"}) {
-    pair_.ClientSend(line);
-    EXPECT_EQ(pair_.ClientReceive(3 + line.size()), "re:" + line);
-  }
+  EchoEach(pair_, {"one\n", "two\n", "three\n"});
   // Ended cleanly: close_notify, then the socket closed.
   char c;
   EXPECT_EQ(SSL_read(pair_.client(), &c, 1), 0);
@@ -271,11 +276,7 @@ TEST_F(ConnectionLoopTest, ARequestThatComesWithinTheBusyPollIsTakenWithoutSleep
   o.busy_poll = std::chrono::milliseconds(500);  // long, so a loaded test machine still sees it
   Begin(o);
   Connect(pair_);
-  for (const std::string line : {"one\n", "two\n", "three\n", "four\n", "five\n"}) {
-    std::this_thread::sleep_for(5ms);  // the worker is waiting by then
-    pair_.ClientSend(line);
-    EXPECT_EQ(pair_.ClientReceive(3 + line.size()), "re:" + line);
-  }
+  EchoEach(pair_, {"one\n", "two\n", "three\n", "four\n", "five\n"}, 5ms);  // the worker is waiting by then
   // Each request came 5 ms after the worker began to wait, within 500 ms of
   // the one before, so the worker polled and took it while polling (the
   // first, after the handshake, may find the worker asleep).
@@ -326,10 +327,7 @@ TEST_F(ConnectionLoopTest, AWorkerThatFoundConnectionsQueuedSleepsWhenTheQueueEm
 TEST_F(ConnectionLoopTest, WithoutABusyPollAWorkerNeverPolls) {
   Begin(Options(100));
   Connect(pair_);
-  for (const std::string line : {"one\n", "two\n", "three\n"}) {
-    pair_.ClientSend(line);
-    EXPECT_EQ(pair_.ClientReceive(3 + line.size()), "re:" + line);
-  }
+  EchoEach(pair_, {"one\n", "two\n", "three\n"});
   EXPECT_EQ(loop_->busy_polls(), 0u);
   EXPECT_EQ(loop_->busy_poll_catches(), 0u);
 }
