@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "ray_webhook/dns_name.h"
+#include "ray_webhook/https_get.h"
 
 namespace ray_webhook {
 namespace {
@@ -111,7 +112,7 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
         "--head-uniqueness", "--head-name-mode", "--second-head-mode", "--duplicate-mount-mode",
         "--head-lookup-failure", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--kube-api-timeout",
         "--cert-dir", "--client-ca", "--tls-min-version", "--max-connections", "--idle-timeout", "--request-timeout",
-        "--drain-delay", "--shutdown-grace", "--cert-reload-interval", "--busy-poll"};
+        "--drain-delay", "--shutdown-grace", "--cert-reload-interval", "--busy-poll", "--probe-port"};
     const bool known = std::find(kKnown.begin(), kKnown.end(), flag) != kKnown.end();
     if (!known) return Fail("serve: unknown flag " + flag);
     auto value = r.Value();
@@ -123,6 +124,8 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
       c.bind_address = v;
     } else if (flag == "--port") {
       if (!ParseInt(v, 1, 65535, &c.port)) return Fail("serve: --port must be a number from 1 to 65535, got \"" + v + "\"");
+    } else if (flag == "--probe-port") {
+      if (!ParseInt(v, 0, 65535, &c.probe_port)) return Fail("serve: --probe-port must be a number from 0 to 65535, got \"" + v + "\"");
     } else if (flag == "--tls-cert") {
       c.tls_cert_file = v;
     } else if (flag == "--tls-key") {
@@ -148,7 +151,7 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
       if (v != "allow" && v != "deny") return Fail("serve: --head-lookup-failure must be allow or deny; got \"" + v + "\"");
       c.deny_on_lookup_failure = v == "deny";
     } else if (flag == "--kube-api-server") {
-      if (!v.starts_with("https://")) return Fail("serve: --kube-api-server must be an https:// URL; got \"" + v + "\"");
+      if (!ParseHttpsUrl(v)) return Fail("serve: --kube-api-server must be an https://HOST[:PORT] URL (an IPv6 address in brackets); got \"" + v + "\"");
       api_server = v;
     } else if (flag == "--kube-token-file") {
       token_file = v;
@@ -217,7 +220,7 @@ ParseResult ParseServe(const std::vector<std::string>& args, const EnvLookup& en
   if (c.tls_cert_file.empty() || c.tls_key_file.empty()) {
     return Fail("serve: --tls-cert and --tls-key (or --cert-dir) are required (admission webhooks are called over HTTPS only)");
   }
-  if (c.max_connections < c.threads) c.max_connections = c.threads;
+  if (c.probe_port != 0 && c.probe_port == c.port) return Fail("serve: --probe-port must differ from --port");
   return ParseResult{cmd, ""};
 }
 
@@ -286,6 +289,7 @@ Usage:
 serve flags:
   --bind ADDR              address to listen on (default 0.0.0.0)
   --port N                 HTTPS port (default 8443)
+  --probe-port N           plain-HTTP port for /healthz and /readyz only, for kubelet probes; 0 turns it off (default 8081)
   --tls-cert FILE          serving certificate, PEM (reloaded when the file changes)
   --tls-key FILE           private key of the serving certificate, PEM
   --cert-dir DIR           DIR/tls.crt and DIR/tls.key instead (controller-runtime's layout)
@@ -293,8 +297,8 @@ serve flags:
   --tls-min-version V      1.2 or 1.3 (default 1.2)
   --cluster-domain DOMAIN  cluster DNS domain for FQ_RAY_IP (default $CLUSTER_DOMAIN,
                            else cluster.local; must match the KubeRay operator's)
-  --threads N              worker threads kept ready (default 64)
-  --max-connections N      connections served at once; more wait (default 2048)
+  --threads N              workers for reviews that wait on the Kubernetes API, started on demand (default 64)
+  --max-connections N      connections open at once; beyond it a new one closes the oldest idle one (default 2048)
   --idle-timeout D         keep-alive wait between requests (default 30s)
   --request-timeout D      deadline to read and answer one request; slower clients are cut off (default 10s)
   --busy-poll D            after a short wait, poll this long for the next request before sleeping,

@@ -1,13 +1,14 @@
 #include "ray_webhook/kube_api_client.h"
 
-#include <httplib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "ray_webhook/https_get.h"
 #include "ray_webhook/ray_pod.h"
 
 namespace ray_webhook {
@@ -114,46 +115,37 @@ KubeApiClient::~KubeApiClient() = default;
 
 const KubeApiConfig& KubeApiClient::config() const { return impl_->config; }
 
-PodListResult KubeApiClient::ListHeadPods(std::string_view namespace_name, std::string_view cluster) {
+PodListResult KubeApiClient::ListHeadPods(std::string_view namespace_name, std::string_view cluster,
+                                          std::chrono::milliseconds deadline) {
   PodListResult result;
   const KubeApiConfig& c = impl_->config;
+  const auto until = std::chrono::steady_clock::now() + std::min(deadline, c.timeout);
   auto token = impl_->token.Read(&result.error);
   if (!token) return result;
-
-  // A client per call: head Pods are created rarely, and this re-reads the CA each time.
-  httplib::Client client(c.server);
-  if (!client.is_valid()) {
+  const std::optional<HttpsTarget> target = ParseHttpsUrl(c.server);
+  if (!target) {
     result.error = "the Kubernetes API address " + c.server + " is not usable";
     return result;
   }
-  client.enable_server_certificate_verification(true);
-  if (!c.ca_file.empty()) client.set_ca_cert_path(c.ca_file.c_str());
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(c.timeout);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(c.timeout - seconds);
-  client.set_connection_timeout(seconds.count(), micros.count());
-  client.set_read_timeout(seconds.count(), micros.count());
-  client.set_write_timeout(seconds.count(), micros.count());
-  client.set_keep_alive(false);
-
-  httplib::Headers headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
-  if (!token->empty()) headers.emplace("Authorization", "Bearer " + *token);
+  HttpHeaders headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
+  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
   const std::string selector =
       std::string(kClusterLabel) + "=" + std::string(cluster) + "," + std::string(kNodeTypeLabel) + "=head";
   const std::string path =
       "/api/v1/namespaces/" + UrlEncode(namespace_name) + "/pods?labelSelector=" + UrlEncode(selector);
-
-  auto res = client.Get(path, headers);
-  if (!res) {
-    result.error = "no answer from the Kubernetes API at " + c.server + " (" + httplib::to_string(res.error()) +
-                   (res.error() == httplib::Error::Read ? ", timed out or connection closed" : "") + ")";
+  HttpsAnswer answer;
+  std::string why;
+  // A RayCluster has one head, a few while one terminates: 16 MiB is far beyond any real list.
+  if (!HttpsGet(*target, path, headers, c.ca_file, until, 16 * 1024 * 1024, &answer, &why)) {
+    result.error = "no answer from the Kubernetes API at " + c.server + " (" + why + ")";
     return result;
   }
-  result.http_status = res->status;
-  if (res->status != 200) {
-    result.error = "the Kubernetes API answered " + std::to_string(res->status) + ": " + StatusMessage(res->body);
+  result.http_status = answer.status;
+  if (answer.status != 200) {
+    result.error = "the Kubernetes API answered " + std::to_string(answer.status) + ": " + StatusMessage(answer.body);
     return result;
   }
-  auto pods = ParsePodList(res->body, &result.error);
+  auto pods = ParsePodList(answer.body, &result.error);
   if (!pods) return result;
   result.pods = std::move(*pods);
   result.ok = true;

@@ -54,6 +54,8 @@ int RunServe(const Config& config) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that closed makes a write raise SIGPIPE; the write's error is enough.
+  std::signal(SIGPIPE, SIG_IGN);
   // Buffers of 1 MiB and more (a large request body, a decoder grown for one)
   // come from mmap and go back to the kernel when freed. By default glibc raises
   // that threshold to the size of each such block freed (up to 32 MiB,
@@ -83,19 +85,15 @@ int RunServe(const Config& config) {
     sigwait(&signals, &sig);
     spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     if (!server.Shutdown()) {
-      spdlog::warn("shutdown grace period of {}ms ran out; exiting with connections still open",
+      spdlog::warn("shutdown grace period of {}ms ran out; closed the connections still open",
                    config.shutdown_grace.count());
-      spdlog::shutdown();
-      std::_Exit(0);
     }
   });
-  spdlog::info("serving on https://{}:{} cluster_domain={} threads={}", config.bind_address, config.port,
-               config.cluster_domain, config.threads);
+  spdlog::info("serving on https://{}:{} cluster_domain={} probes={}", config.bind_address, config.port,
+               config.cluster_domain,
+               config.probe_port == 0 ? std::string("off") : "http://" + config.bind_address + ":" +
+                                                                std::to_string(config.probe_port));
   const bool ok = server.Serve();
-  if (!ok) {
-    // The listener failed on its own: wake the signal thread so it can be joined.
-    pthread_kill(stopper.native_handle(), SIGTERM);
-  }
   stopper.join();
   spdlog::info("stopped");
   spdlog::shutdown();  // writes the last batch

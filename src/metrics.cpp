@@ -61,6 +61,21 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                           .Help("Connections closed because their TLS handshake or a request ran past its deadline.")
                           .Register(*registry_)
                           .Add({});
+  connections_shed_ = &prometheus::BuildCounter()
+                           .Name("ray_webhook_connections_shed_total")
+                           .Help("Idle connections closed to make room for a new one at --max-connections.")
+                           .Register(*registry_)
+                           .Add({});
+  connections_refused_ = &prometheus::BuildCounter()
+                              .Name("ray_webhook_connections_refused_total")
+                              .Help("New connections closed at once: --max-connections were open and none idle.")
+                              .Register(*registry_)
+                              .Add({});
+  connections_open_ = &prometheus::BuildGauge()
+                           .Name("ray_webhook_connections_open")
+                           .Help("Connections open, on the webhook and probe ports.")
+                           .Register(*registry_)
+                           .Add({});
   for (Mutation m : {Mutation::kFqRayIpAdded, Mutation::kRayIpAdded, Mutation::kAddressRewritten,
                      Mutation::kRayAddressRewritten, Mutation::kHeadNamed}) {
     mutation_counters_.at(static_cast<std::size_t>(m)) = &mutations_->Add({{"kind", std::string(MutationName(m))}});
@@ -118,6 +133,14 @@ void Metrics::CountCertificateRead(bool ok) {
 void Metrics::CountHeadLookup(bool ok) { (ok ? lookups_ok_ : lookups_failed_)->Increment(); }
 
 void Metrics::CountConnectionsCut(std::size_t n) { connections_cut_->Increment(static_cast<double>(n)); }
+
+void Metrics::CountConnectionsShed(std::size_t n) { connections_shed_->Increment(static_cast<double>(n)); }
+
+void Metrics::CountConnectionsRefused(std::size_t n) { connections_refused_->Increment(static_cast<double>(n)); }
+
+void Metrics::SetOpenConnections(std::size_t n) { connections_open_->Set(static_cast<double>(n)); }
+
+void Metrics::RequestHandedOff(std::string_view webhook) { For(webhook).in_flight->Decrement(); }
 
 std::string Metrics::Render() const {
   auto families = registry_->Collect();

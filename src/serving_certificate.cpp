@@ -100,6 +100,10 @@ ServingCertificate::ReloadResult ServingCertificate::Reload(std::string* error) 
 int ServingCertificate::OnCertificate(SSL* ssl, void* arg) {
   auto pair = static_cast<ServingCertificate*>(arg)->Current();
   if (!pair) return 0;
+  // OpenSSL keeps one certificate per key type: without this, a reload from
+  // ECDSA to RSA would leave the old ECDSA pair in its slot, still offered to
+  // every client that prefers ECDSA.
+  SSL_certs_clear(ssl);
   if (SSL_use_certificate(ssl, pair->leaf) != 1 || SSL_use_PrivateKey(ssl, pair->key) != 1) return 0;
   return SSL_set1_chain(ssl, pair->chain) == 1 ? 1 : 0;
 }

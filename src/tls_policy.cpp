@@ -1,6 +1,23 @@
 #include "ray_webhook/tls_policy.h"
 
 namespace ray_webhook {
+namespace {
+
+// Only HTTP/1.1 is served: a client that offers h2 alone gets no ALPN
+// answer and the handshake goes on (kube-apiserver offers http/1.1 only to
+// webhooks since 1.16, kubernetes #75791).
+int SelectHttp11(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in, unsigned int inlen,
+                 void*) {
+  static constexpr unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  unsigned char* selected = nullptr;
+  if (SSL_select_next_proto(&selected, outlen, kHttp11, sizeof kHttp11, in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+    return SSL_TLSEXT_ERR_NOACK;
+  }
+  *out = selected;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+}  // namespace
 
 bool ApplyTlsPolicy(SSL_CTX* ctx, const Config& config, std::string* error) {
   const int min_version = config.tls_min_version == 13 ? TLS1_3_VERSION : TLS1_2_VERSION;
@@ -15,6 +32,7 @@ bool ApplyTlsPolicy(SSL_CTX* ctx, const Config& config, std::string* error) {
     *error = "cannot set the TLS 1.2 cipher list";
     return false;
   }
+  SSL_CTX_set_alpn_select_cb(ctx, &SelectHttp11, nullptr);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   if (!config.client_ca_file.empty()) {
     STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(config.client_ca_file.c_str());
@@ -25,6 +43,10 @@ bool ApplyTlsPolicy(SSL_CTX* ctx, const Config& config, std::string* error) {
     }
     SSL_CTX_set_client_CA_list(ctx, names);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+    // Without a session id context OpenSSL refuses to resume a TLS 1.2
+    // session once peer verification is on (SSL_R_SESSION_ID_CONTEXT_UNINITIALIZED).
+    static constexpr unsigned char kContext[] = "ray-webhook";
+    SSL_CTX_set_session_id_context(ctx, kContext, sizeof kContext - 1);
   }
   return true;
 }

@@ -3,7 +3,7 @@
 #include <httplib.h>
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
-#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,15 +15,27 @@
 
 #include "ray_webhook/admission_response.h"
 #include "ray_webhook/admission_text.h"
+#include "ray_webhook/buffered_request_stream.h"
 #include "ray_webhook/connection_loop.h"
 #include "ray_webhook/kube_api_client.h"
+#include "ray_webhook/listening_socket.h"
+#include "ray_webhook/lookup_deadline.h"
 #include "ray_webhook/metrics.h"
+#include "ray_webhook/open_file_limit.h"
 #include "ray_webhook/review_decoder_pool.h"
 #include "ray_webhook/review_handler.h"
 #include "ray_webhook/review_log_line.h"
 #include "ray_webhook/serving_certificate.h"
 #include "ray_webhook/tls_policy.h"
 #include "ray_webhook/usable_cpus.h"
+
+// The server is written against cpp-httplib 0.11's protected
+// Server::process_request(Stream&, bool, bool&, setup) and its Stream
+// interface; a release that changes either needs HttpRouter and
+// BufferedRequestStream looked at again.
+static_assert(CPPHTTPLIB_VERSION[0] == '0' && CPPHTTPLIB_VERSION[1] == '.' && CPPHTTPLIB_VERSION[2] == '1' &&
+                  CPPHTTPLIB_VERSION[3] == '1' && CPPHTTPLIB_VERSION[4] == '.',
+              "ray-webhook's edge is written against cpp-httplib 0.11");
 
 namespace ray_webhook {
 namespace {
@@ -33,6 +45,15 @@ using Clock = std::chrono::steady_clock;
 // coming (regrowing costs page faults on every one), and gives it back within
 // two of these once they stop (ReviewDecoderPool::ShrinkIdle).
 constexpr auto kDecoderShrinkInterval = std::chrono::seconds(5);
+// Descriptors kept back from --max-connections: listeners, the event loops'
+// own, certificate and token reads, the Kubernetes API connections.
+constexpr std::size_t kReservedDescriptors = 64;
+
+// Set on a blocking worker while it answers: only there may a review wait
+// for the Kubernetes API. On an event loop, a review that would wait marks
+// itself deferred and is answered again on a worker.
+thread_local bool t_may_block = false;
+thread_local bool t_deferred = false;
 
 // A user-supplied value in a warn or error line, written as AppendLogValue
 // writes it.
@@ -41,8 +62,7 @@ struct LogValue {
 };
 
 // What Response::set_content does, without its copy: cpp-httplib 0.11 takes
-// the body by const reference and copies it, and an answer of more than 1 KiB
-// is an allocation that glibc serves from its bins, not its per-thread cache.
+// the body by const reference and copies it.
 void SetJsonBody(httplib::Response& res, std::string&& body) {
   // Built once: "application/json" is one byte too long for a temporary
   // string made from the literal on every answer to skip the heap.
@@ -56,13 +76,6 @@ void SetJsonBody(httplib::Response& res, std::string&& body) {
 void SetError(httplib::Response& res, int status, std::string_view reason, std::string_view message) {
   res.status = status;
   SetJsonBody(res, EncodeErrorStatus(status, reason, message));
-}
-
-// The request's Content-Type header, empty when absent; read in place, as
-// this runs on every review.
-std::string_view ContentType(const httplib::Request& q) {
-  const auto it = q.headers.find("Content-Type");
-  return it == q.headers.end() ? std::string_view() : std::string_view(it->second);
 }
 
 // "application/json" in any case, optionally with parameters such as a charset.
@@ -79,75 +92,104 @@ bool IsJsonContentType(std::string_view value) {
   return true;
 }
 
-// cpp-httplib's task queue, run on the thread that enqueues.
-class AcceptingThreadQueue final : public httplib::TaskQueue {
- public:
-  void enqueue(std::function<void()> fn) override { fn(); }
-  void shutdown() override {}
+bool IsReviewPath(std::string_view path) { return path == "/mutate" || path == "/validate"; }
+bool IsProbePath(std::string_view path) { return path == "/healthz" || path == "/readyz"; }
+
+// Why a request to the webhook port is refused from its head alone, as the
+// pre-routing handler and HttpExchange::AcceptsBody both decide it: a wrong
+// method on a known path (405), a review that is not JSON (415).
+struct HeadCheck {
+  int status = 0;
+  std::string reason, message, allow;
 };
 
-class HttpsServer : public httplib::SSLServer {
+// webhook_port: reviews and /metrics are served there; the probe port has the probes alone.
+HeadCheck CheckHead(std::string_view method, std::string_view path, std::string_view content_type, bool webhook_port) {
+  HeadCheck h;
+  const bool review = webhook_port && IsReviewPath(path);
+  const bool get_only = IsProbePath(path) || (webhook_port && path == "/metrics");
+  // cpp-httplib answers a wrong method on a known path with 404; say 405 and what is allowed.
+  if ((review && method != "POST") || (get_only && method != "GET" && method != "HEAD")) {
+    h.status = 405;
+    h.reason = "MethodNotAllowed";
+    h.message = "method " + std::string(method.substr(0, 32)) + " is not allowed on " + std::string(path);
+    h.allow = review ? "POST" : "GET, HEAD";
+  } else if (review && !IsJsonContentType(content_type)) {
+    h.status = 415;
+    h.reason = "UnsupportedMediaType";
+    h.message = "Content-Type must be application/json, got \"" + std::string(content_type.substr(0, 64)) + "\"";
+  } else if (!review && !get_only) {
+    h.status = 404;
+  }
+  return h;
+}
+
+// cpp-httplib as the HTTP parser and router only: the connection loop hands
+// it requests it has already read whole, through BufferedRequestStream.
+class HttpRouter final : public httplib::Server {
  public:
-  using httplib::SSLServer::SSLServer;
+  // Parses and routes one request; appends the answer to *out.
+  void Process(std::string_view head, std::string_view body, const PeerAddresses& peer, bool close,
+               std::string* out, bool* client_closed) {
+    BufferedRequestStream stream(head, body, peer, out);
+    bool closed = false;
+    process_request(stream, close, closed, {});
+    *client_closed = closed;
+  }
+};
 
-  // cpp-httplib 0.11 listens with a backlog of 5: a burst of connections from
-  // several API servers overflows it, and dropped SYNs are retried only after
-  // a second. Its listening socket is protected, so reach it through here.
-  bool RaiseListenBacklog() {
-    const socket_t sock = svr_sock_;
-    return sock != INVALID_SOCKET && ::listen(sock, SOMAXCONN) == 0;
+class Exchange final : public HttpExchange {
+ public:
+  Exchange(HttpRouter& router, const std::atomic<bool>& draining, bool webhook_port)
+      : router_(router), draining_(draining), webhook_port_(webhook_port) {}
+
+  bool AcceptsBody(const RequestHead& head) override {
+    return CheckHead(head.method, head.path, head.content_type, webhook_port_).status == 0;
   }
 
-  // Connections are served by a ConnectionLoop from here on; call after the
-  // timeouts and the keep-alive limit are set.
-  bool StartConnectionLoop(std::size_t min_workers, std::size_t max_workers, std::chrono::microseconds busy_poll,
-                           std::string* error) {
-    ConnectionLoop::Options o;
-    o.busy_poll = busy_poll;
-    o.min_workers = min_workers;
-    o.max_workers = max_workers;
-    o.active_workers = std::min(min_workers, UsableCpus());
-    o.max_requests = keep_alive_max_count_;
-    o.read_timeout = std::chrono::seconds(read_timeout_sec_) + std::chrono::microseconds(read_timeout_usec_);
-    o.write_timeout = std::chrono::seconds(write_timeout_sec_) + std::chrono::microseconds(write_timeout_usec_);
-    loop_ = std::make_unique<ConnectionLoop>(o, exchange_);
-    return loop_->Start(error);
+  Result Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
+                bool may_block, std::string* out, bool* client_closed) override {
+    t_may_block = may_block;
+    t_deferred = false;
+    const std::size_t start = out->size();
+    router_.Process(head.forwarded, body, peer, close, out, client_closed);
+    if (t_deferred) {
+      out->resize(start);
+      return Result::kNeedsBlockingThread;
+    }
+    return Result::kAnswered;
   }
-  // Closes connections that waited for a request longer than idle.
-  std::size_t CloseIdleConnections(std::chrono::milliseconds idle) { return loop_ ? loop_->CloseIdle(idle) : 0; }
-  // Cuts connections whose handshake or request began longer than limit ago.
-  std::size_t CutOverdueConnections(std::chrono::milliseconds limit) { return loop_ ? loop_->CutOverdue(limit) : 0; }
-  std::size_t OpenConnections() const { return loop_ ? loop_->connections() : 0; }
-  // After listen_after_bind() has returned: lets open connections finish.
-  void StopConnectionLoop() {
-    if (loop_) loop_->Stop();
+
+  void Refuse(int status, std::string_view message, std::string* out) override {
+    const auto [reason, phrase] = StatusNames(status);
+    const std::string body = EncodeErrorStatus(status, reason, message);
+    out->append(fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}"
+                            "Connection: close\r\n\r\n",
+                            status, phrase, body.size(), status == 503 ? "Retry-After: 1\r\n" : ""));
+    out->append(body);
+  }
+
+  bool Stopping() const override { return draining_.load(std::memory_order_relaxed); }
+
+  // The Status reason and the HTTP reason phrase (RFC 9110) of each refusal.
+  static std::pair<std::string_view, std::string_view> StatusNames(int status) {
+    switch (status) {
+      case 411: return {"LengthRequired", "Length Required"};
+      case 413: return {"RequestEntityTooLarge", "Content Too Large"};
+      case 414: return {"RequestURITooLong", "URI Too Long"};
+      case 415: return {"UnsupportedMediaType", "Unsupported Media Type"};
+      case 417: return {"ExpectationFailed", "Expectation Failed"};
+      case 431: return {"RequestHeaderFieldsTooLarge", "Request Header Fields Too Large"};
+      case 503: return {"ServiceUnavailable", "Service Unavailable"};
+      case 505: return {"HTTPVersionNotSupported", "HTTP Version Not Supported"};
+      default: return {"BadRequest", "Bad Request"};
+    }
   }
 
  private:
-  // cpp-httplib 0.11 hands every accepted connection to this virtual (through
-  // its task queue, here AcceptingThreadQueue) and leaves process_request,
-  // which reads one request from a Stream and answers it, open to subclasses:
-  // loop_'s workers do the connection's handshake and serve its requests.
-  bool process_and_close_socket(socket_t sock) override {
-    loop_->Serve(ssl_context(), sock);
-    return true;
-  }
-
-  class ServerExchange final : public TlsExchange {
-   public:
-    explicit ServerExchange(HttpsServer& s) : server_(s) {}
-    bool Exchange(TlsStream& stream, bool last, bool& closed) override {
-      SSL* ssl = stream.ssl();
-      return server_.process_request(stream, last, closed, [ssl](httplib::Request& req) { req.ssl = ssl; });
-    }
-    bool Stopping() const override { return server_.svr_sock_ == INVALID_SOCKET; }
-
-   private:
-    HttpsServer& server_;
-  };
-
-  ServerExchange exchange_{*this};
-  std::unique_ptr<ConnectionLoop> loop_;
+  HttpRouter& router_;
+  const std::atomic<bool>& draining_;
+  const bool webhook_port_;
 };
 
 }  // namespace
@@ -169,22 +211,29 @@ namespace ray_webhook {
 struct WebhookServer::Impl {
   explicit Impl(const Config& c)
       : config(c),
-        server(config.tls_cert_file.c_str(), config.tls_key_file.c_str()),
         certificate(config.tls_cert_file, config.tls_key_file),
-        // A request may wait for the Kubernetes API on top of its own deadline.
-        request_deadline(config.request_timeout + config.kube_api.timeout) {
-    if (config.kube_api.configured()) {
-      kube = std::make_unique<KubeApiClient>(config.kube_api);
-      lookup = [this](std::string_view ns, std::string_view cluster) {
-        PodListResult r = kube->ListHeadPods(ns, cluster);
-        metrics.CountHeadLookup(r.ok);
-        if (!r.ok) {
-          spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue{ns}, LogValue{cluster},
-                       LogValue{r.error});
-        }
-        return r;
-      };
+        webhook_exchange(router, draining, true),
+        probe_exchange(probe_router, draining, false) {
+    if (config.kube_api.configured()) kube = std::make_unique<KubeApiClient>(config.kube_api);
+  }
+
+  ~Impl() {
+    loop.reset();  // its threads use the routers and the exchanges
+    SSL_CTX_free(ctx);
+  }
+
+  PodListResult LookUpHeads(std::string_view ns, std::string_view cluster, std::chrono::milliseconds deadline) {
+    if (!t_may_block) {
+      t_deferred = true;
+      return PodListResult{};
     }
+    PodListResult r = kube->ListHeadPods(ns, cluster, deadline);
+    metrics.CountHeadLookup(r.ok);
+    if (!r.ok) {
+      spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue{ns}, LogValue{cluster},
+                   LogValue{r.error});
+    }
+    return r;
   }
 
   void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
@@ -192,8 +241,19 @@ struct WebhookServer::Impl {
     const std::string_view path = EndpointPath(endpoint);
     metrics.RequestStarted(path);
     const auto start = Clock::now();
-    ReviewOutcome out =
-        HandleReview(req.body, endpoint, config, *decoder, lookup, req.body.capacity() - req.body.size());
+    HeadLookup lookup;
+    if (kube) {
+      const auto deadline = LookupDeadline(req.get_param_value("timeout"), config.kube_api.timeout);
+      lookup = [this, deadline](std::string_view ns, std::string_view cluster) {
+        return LookUpHeads(ns, cluster, deadline);
+      };
+    }
+    ReviewOutcome out = HandleReview(req.body, endpoint, config, *decoder, lookup, 0);
+    if (t_deferred) {
+      // Answered again on a blocking worker, where it is counted.
+      metrics.RequestHandedOff(path);
+      return;
+    }
     const auto elapsed = Clock::now() - start;
     res.status = out.http_status;
     SetJsonBody(res, std::move(out.body));
@@ -214,58 +274,38 @@ struct WebhookServer::Impl {
     spdlog::default_logger_raw()->log(spdlog::level::info, spdlog::string_view_t(line.data(), line.size()));
   }
 
-  void Routes() {
-    server.Post("/mutate", [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kMutate); });
-    server.Post("/validate",
-                [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kValidate); });
-    server.Get("/healthz", [](const httplib::Request&, httplib::Response& r) { r.set_content("ok\n", "text/plain"); });
-    server.Get("/readyz", [this](const httplib::Request&, httplib::Response& r) {
+  void ProbeRoutes(HttpRouter& r) {
+    r.Get("/healthz", [](const httplib::Request&, httplib::Response& w) { w.set_content("ok\n", "text/plain"); });
+    r.Get("/readyz", [this](const httplib::Request&, httplib::Response& w) {
       if (draining) {
-        r.status = 503;
-        r.set_content("shutting down\n", "text/plain");
+        w.status = 503;
+        w.set_content("shutting down\n", "text/plain");
       } else {
-        r.set_content("ok\n", "text/plain");
+        w.set_content("ok\n", "text/plain");
       }
     });
-    server.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
-      r.set_content(metrics.Render(), "text/plain; version=0.0.4; charset=utf-8");
-    });
+  }
 
+  void CommonHandlers(HttpRouter& r, bool webhook_port) {
     // Runs once the headers are read, before the body: cheap refusals go here.
-    server.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response& r) {
-      const bool review = q.path == "/mutate" || q.path == "/validate";
-      const bool get_only = q.path == "/healthz" || q.path == "/readyz" || q.path == "/metrics";
-      // cpp-httplib answers a wrong method on a known path with 404; say 405 and what is allowed.
-      if ((review && q.method != "POST") || (get_only && q.method != "GET" && q.method != "HEAD")) {
-        r.set_header("Allow", review ? "POST" : "GET, HEAD");
-        SetError(r, 405, "MethodNotAllowed", "method " + q.method + " is not allowed on " + q.path);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      if (review) {
-        const std::string_view type = ContentType(q);
-        if (!IsJsonContentType(type)) {
-          SetError(r, 415, "UnsupportedMediaType",
-                   "Content-Type must be application/json, got \"" + std::string(type.substr(0, 64)) + "\"");
-          return httplib::Server::HandlerResponse::Handled;
-        }
-      }
-      return httplib::Server::HandlerResponse::Unhandled;
+    r.set_pre_routing_handler([webhook_port](const httplib::Request& q, httplib::Response& w) {
+      HeadCheck h = CheckHead(q.method, q.path, q.get_header_value("Content-Type"), webhook_port);
+      if (h.status == 0 || h.status == 404) return httplib::Server::HandlerResponse::Unhandled;
+      if (!h.allow.empty()) w.set_header("Allow", h.allow);
+      SetError(w, h.status, h.reason, h.message);
+      return httplib::Server::HandlerResponse::Handled;
     });
     // Called for every status >= 400; fill in only answers that have no body yet.
-    server.set_error_handler(
-        httplib::Server::HandlerWithResponse([this](const httplib::Request& q, httplib::Response& r) {
-          if (!r.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-          switch (r.status) {
-            case 404: SetError(r, 404, "NotFound", "no such path: " + q.path.substr(0, 256)); break;
-            case 413:
-              SetError(r, 413, "RequestEntityTooLarge",
-                       "request body exceeds " + std::to_string(config.max_body_bytes) + " bytes");
-              break;
-            default: SetError(r, r.status, "BadRequest", "the request could not be served");
-          }
-          return httplib::Server::HandlerResponse::Handled;
-        }));
-    server.set_exception_handler([](const httplib::Request& q, httplib::Response& r, std::exception_ptr ep) {
+    r.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& q, httplib::Response& w) {
+      if (!w.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      if (w.status == 404) {
+        SetError(w, 404, "NotFound", "no such path: " + q.path.substr(0, 256));
+      } else {
+        SetError(w, w.status, "BadRequest", "the request could not be served");
+      }
+      return httplib::Server::HandlerResponse::Handled;
+    }));
+    r.set_exception_handler([](const httplib::Request& q, httplib::Response& w, std::exception_ptr ep) {
       std::string what = "unknown error";
       try {
         if (ep) std::rethrow_exception(ep);
@@ -274,8 +314,25 @@ struct WebhookServer::Impl {
       } catch (...) {
       }
       spdlog::error("handler failed path={} error={}", q.path, LogValue{what});
-      SetError(r, 500, "InternalError", "internal error while handling the request");
+      SetError(w, 500, "InternalError", "internal error while handling the request");
     });
+    r.set_keep_alive_max_count(100000);
+    // Only advertised (each answer's Keep-Alive header); the loop closes connections idle longer.
+    r.set_keep_alive_timeout(
+        std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(config.idle_timeout).count()));
+  }
+
+  void Routes() {
+    router.Post("/mutate", [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kMutate); });
+    router.Post("/validate",
+                [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kValidate); });
+    ProbeRoutes(router);
+    router.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
+      r.set_content(metrics.Render(), "text/plain; version=0.0.4; charset=utf-8");
+    });
+    CommonHandlers(router, true);
+    ProbeRoutes(probe_router);
+    CommonHandlers(probe_router, false);
   }
 
   void ReloadCertificate() {
@@ -298,7 +355,27 @@ struct WebhookServer::Impl {
     }
   }
 
-  // Certificate reloads, the per-request deadline and shrinking idle decoders, until Serve() ends.
+  // The loop's counters as metrics: deltas since the last look.
+  void ExportConnectionCounters() {
+    const std::size_t cut = loop->connections_cut(), shed = loop->connections_shed(),
+                      refused = loop->connections_refused();
+    if (cut > seen_cut) {
+      metrics.CountConnectionsCut(cut - seen_cut);
+      spdlog::warn("closed {} connection(s) whose handshake or request ran past --request-timeout", cut - seen_cut);
+    }
+    if (shed > seen_shed) metrics.CountConnectionsShed(shed - seen_shed);
+    if (refused > seen_refused) {
+      metrics.CountConnectionsRefused(refused - seen_refused);
+      spdlog::warn("refused {} connection(s): --max-connections ({}) were open and none idle", refused - seen_refused,
+                   max_connections);
+    }
+    seen_cut = cut;
+    seen_shed = shed;
+    seen_refused = refused;
+    metrics.SetOpenConnections(loop->connections());
+  }
+
+  // Certificate reloads, connection counters and shrinking idle decoders, until Serve() ends.
   void Maintain() {
     auto next_reload = Clock::now() + config.cert_reload_interval;
     auto next_decoder_shrink = Clock::now() + kDecoderShrinkInterval;
@@ -306,17 +383,15 @@ struct WebhookServer::Impl {
     while (!served) {
       cv.wait_for(lock, std::chrono::milliseconds(250));
       lock.unlock();
-      server.CloseIdleConnections(config.idle_timeout);
-      if (std::size_t cut = server.CutOverdueConnections(request_deadline)) {
-        metrics.CountConnectionsCut(cut);
-        spdlog::warn("closed {} connection(s) whose handshake or request ran past --request-timeout", cut);
-      }
+      ExportConnectionCounters();
       if (Clock::now() >= next_reload) {
         ReloadCertificate();
         next_reload = Clock::now() + config.cert_reload_interval;
       }
       if (Clock::now() >= next_decoder_shrink) {
-        if (std::size_t shrunk = decoders.ShrinkIdle()) spdlog::debug("gave back the buffers of {} idle decoder(s) grown by large reviews", shrunk);
+        if (std::size_t shrunk = decoders.ShrinkIdle()) {
+          spdlog::debug("gave back the buffers of {} idle decoder(s) grown by large reviews", shrunk);
+        }
         next_decoder_shrink = Clock::now() + kDecoderShrinkInterval;
       }
       lock.lock();
@@ -324,18 +399,24 @@ struct WebhookServer::Impl {
   }
 
   Config config;
-  ReviewDecoderPool decoders;  // outlives the server's threads
-  HttpsServer server;
+  ReviewDecoderPool decoders;  // outlives the loop's threads
   ServingCertificate certificate;
-  const std::chrono::milliseconds request_deadline;
   Metrics metrics;
   std::unique_ptr<KubeApiClient> kube;
-  HeadLookup lookup;  // empty when no API is configured
   std::atomic<bool> draining{false};
-  std::string last_certificate_error;  // the maintenance thread's own
+  HttpRouter router;
+  HttpRouter probe_router;
+  Exchange webhook_exchange;
+  Exchange probe_exchange;
+  SSL_CTX* ctx = nullptr;
+  std::unique_ptr<ConnectionLoop> loop;
+  std::size_t max_connections = 0;
+  std::size_t seen_cut = 0, seen_shed = 0, seen_refused = 0;  // the maintenance thread's own
+  std::string last_certificate_error;                         // the maintenance thread's own
   std::mutex mutex;
   std::condition_variable cv;
-  bool served = false;  // guarded by mutex
+  bool shut_down = false;  // guarded by mutex: Shutdown() is done with the connections
+  bool served = false;     // guarded by mutex
 };
 
 WebhookServer::WebhookServer(const Config& config) : impl_(std::make_unique<Impl>(config)) {}
@@ -343,44 +424,53 @@ WebhookServer::~WebhookServer() = default;
 
 bool WebhookServer::Bind(std::string* error) {
   Impl& m = *impl_;
-  auto& s = m.server;
   const Config& c = m.config;
   std::string why;
-  if (!s.is_valid() || m.certificate.Reload(&why) != ServingCertificate::ReloadResult::kReloaded) {
+  if (m.certificate.Reload(&why) != ServingCertificate::ReloadResult::kReloaded) {
     *error = "cannot load the TLS certificate \"" + c.tls_cert_file + "\" and key \"" + c.tls_key_file + "\"" +
              (why.empty() ? " (missing, unreadable, or not a matching PEM pair)" : ": " + why);
     return false;
   }
   m.metrics.CountCertificateRead(true);
-  if (!ApplyTlsPolicy(s.ssl_context(), c, error) || !m.certificate.Install(s.ssl_context())) return false;
-  // Idle keep-alive connections give their 2 x 16 KiB record buffers back.
-  SSL_CTX_set_mode(s.ssl_context(), SSL_MODE_RELEASE_BUFFERS);
-  s.set_tcp_nodelay(true);
-  // cpp-httplib's default socket options add SO_REUSEPORT, which lets a second
-  // process bind the same port silently and take half the connections.
-  s.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  s.set_keep_alive_max_count(100000);
-  // Only advertised now (each answer's Keep-Alive header); Maintain() closes
-  // connections that waited longer, through the connection loop.
-  s.set_keep_alive_timeout(std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(c.idle_timeout).count()));
-  const auto read = std::chrono::duration_cast<std::chrono::microseconds>(c.request_timeout);
-  s.set_read_timeout(read.count() / 1000000, read.count() % 1000000);
-  s.set_write_timeout(read.count() / 1000000, read.count() % 1000000);
-  s.set_payload_max_length(c.max_body_bytes);
-  const auto max_threads = static_cast<std::size_t>(c.max_connections);
-  // ConnectionLoop::Serve() only registers the new connection, so it runs on
-  // cpp-httplib's accepting thread instead of a hop to a task queue.
-  s.new_task_queue = [] { return new AcceptingThreadQueue(); };
-  if (!s.StartConnectionLoop(static_cast<std::size_t>(c.threads), max_threads, c.busy_poll, error)) return false;
-  m.Routes();
-  if (!s.bind_to_port(c.bind_address, c.port)) {
-    *error = "cannot listen on " + c.bind_address + ":" + std::to_string(c.port);
+  m.ctx = SSL_CTX_new(TLS_server_method());
+  if (m.ctx == nullptr || !ApplyTlsPolicy(m.ctx, c, error) || !m.certificate.Install(m.ctx)) {
+    if (error->empty()) *error = "cannot set up TLS";
     return false;
   }
-  if (!s.RaiseListenBacklog()) spdlog::warn("could not raise the listen backlog; bursts of connections may wait");
+  // Idle connections give their 2 x 16 KiB record buffers back; writes go
+  // out as far as the socket takes them and resume from where they stopped.
+  SSL_CTX_set_mode(m.ctx,
+                   SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  m.Routes();
+
+  const std::size_t descriptors = RaiseOpenFileLimit();
+  m.max_connections = static_cast<std::size_t>(c.max_connections);
+  if (descriptors < m.max_connections + kReservedDescriptors) {
+    m.max_connections = descriptors > 2 * kReservedDescriptors ? descriptors - kReservedDescriptors : kReservedDescriptors;
+    spdlog::warn("the open-file limit is {}: serving at most {} connections instead of --max-connections {}",
+                 descriptors, m.max_connections, c.max_connections);
+  }
+  ConnectionLoop::Options o;
+  o.event_loops = UsableCpus();
+  o.max_blocking_workers = static_cast<std::size_t>(c.threads);
+  o.max_connections = m.max_connections;
+  o.limits.max_body_bytes = c.max_body_bytes;
+  o.request_timeout = c.request_timeout;
+  // A request may wait for the Kubernetes API on top of its own deadline.
+  o.blocking_timeout = c.request_timeout + c.kube_api.timeout;
+  o.idle_timeout = c.idle_timeout;
+  o.busy_poll = c.busy_poll;
+  m.loop = std::make_unique<ConnectionLoop>(o);
+
+  const int webhook_fd = OpenListeningSocket(c.bind_address, c.port, error);
+  if (webhook_fd < 0) return false;
+  m.loop->AddListener(webhook_fd, m.ctx, m.webhook_exchange);
+  if (c.probe_port != 0) {
+    const int probe_fd = OpenListeningSocket(c.bind_address, c.probe_port, error);
+    if (probe_fd < 0) return false;
+    m.loop->AddListener(probe_fd, nullptr, m.probe_exchange);
+  }
+  if (!m.loop->Start(error)) return false;
   spdlog::info("serving certificate: {}", m.certificate.Describe());
   if (c.head_uniqueness.lookup && c.second_head_mode != RuleMode::kOff && !c.kube_api.configured()) {
     spdlog::warn("second-head lookup inactive: no Kubernetes API configured (not in a cluster, no --kube-api-server)");
@@ -393,37 +483,44 @@ bool WebhookServer::Bind(std::string* error) {
 bool WebhookServer::Serve() {
   Impl& m = *impl_;
   std::thread maintenance([&m] { m.Maintain(); });
-  const bool ok = m.server.listen_after_bind();
-  m.server.StopConnectionLoop();
+  {
+    std::unique_lock<std::mutex> lock(m.mutex);
+    m.cv.wait(lock, [&m] { return m.shut_down; });
+  }
+  m.loop->Stop();
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     m.served = true;
   }
   m.cv.notify_all();
   maintenance.join();
-  return ok;
+  return true;
 }
 
 bool WebhookServer::Shutdown() {
   Impl& m = *impl_;
   m.draining = true;
-  spdlog::info("draining: /readyz answers 503; still accepting for {}ms", m.config.drain_delay.count());
-  std::unique_lock<std::mutex> lock(m.mutex);
-  m.cv.wait_for(lock, m.config.drain_delay, [&m] { return m.served; });
-  lock.unlock();
-  spdlog::info("no longer accepting; finishing in-flight requests ({} connections open)", m.server.OpenConnections());
+  spdlog::info("draining: /readyz answers 503 and every answer closes its connection; still accepting for {}ms",
+               m.config.drain_delay.count());
+  std::this_thread::sleep_for(m.config.drain_delay);
+  m.loop->StopAccepting();
+  m.loop->CloseIdle();
+  spdlog::info("no longer accepting; finishing in-flight requests ({} connections open)", m.loop->connections());
   const auto deadline = Clock::now() + m.config.shutdown_grace;
-  lock.lock();
-  while (!m.served && Clock::now() < deadline) {
-    lock.unlock();
-    // Again each round: cpp-httplib ignores stop() until its listen loop has
-    // started. Serve() then stops the connection loop, which shuts down idle
-    // keep-alive connections and closes busy ones after their answer.
-    m.server.stop();
-    lock.lock();
-    m.cv.wait_for(lock, std::chrono::milliseconds(50), [&m] { return m.served; });
+  while (m.loop->connections() > 0 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return m.served;
+  const bool finished = m.loop->connections() == 0;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.shut_down = true;
+  }
+  m.cv.notify_all();
+  {
+    std::unique_lock<std::mutex> lock(m.mutex);
+    m.cv.wait(lock, [&m] { return m.served; });
+  }
+  return finished;
 }
 
 }  // namespace ray_webhook

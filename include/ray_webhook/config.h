@@ -26,16 +26,20 @@ struct Config {
   // Listener.
   std::string bind_address = "0.0.0.0";
   int port = 8443;
+  // Plain HTTP, /healthz and /readyz only: kubelet probes need no client
+  // certificate when the webhook port requires one (controller-runtime's
+  // manager serves its probes on :8081 the same way). 0: none.
+  int probe_port = 8081;
   // Reloaded without a restart when the files change (ServingCertificate).
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string client_ca_file;  // when set, clients must present a certificate it signed
   int tls_min_version = 12;    // 12 or 13
   std::chrono::milliseconds cert_reload_interval{2000};
-  // Worker threads kept ready (ConnectionLoop): about one per CPU takes
-  // requests, the others step in when those are held by requests that wait.
-  // A connection holds a worker only while its handshake or a request is in
-  // progress; more workers start on demand up to max_connections.
+  // Workers for reviews that wait on the Kubernetes API (the second-head
+  // lookup), started on demand; every other request is answered on the
+  // event loop that read it (ConnectionLoop). At most max_connections are
+  // open at once.
   int threads = 64;
   int max_connections = 2048;
   // Keep-alive wait between requests, and the deadline to read and answer

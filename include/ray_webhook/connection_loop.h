@@ -1,176 +1,118 @@
-// ConnectionLoop: the server's TLS connections, served by a few threads.
+// ConnectionLoop: every connection of the server, as state, served by one
+// event loop per CPU; a request reaches a handler only once it is whole.
 //
-// cpp-httplib 0.11 gives every connection a thread of its own for as long as
-// it is open, keep-alive waits included, so 64 busy connections on one CPU
-// are 64 runnable threads taking turns, each request on a stack and caches
-// that others have used since, and the scheduler decides which request waits.
-// Here a connection waits for its next request in one epoll set
-// (EPOLLONESHOT), not on a thread. Only active_workers workers (about the
-// CPUs) wait in the set; a worker takes one ready connection, serves what it
-// has read, puts it back, and takes the next, so under load the same warm
-// threads serve request after request, in the order they became ready. The
-// other workers wait as spares. A supervisor calls a spare, or starts a
-// worker, when nobody waits in the set and no connection was taken for a
-// whole `stall`: the active workers are then held by requests that wait (a
-// slow client, a Kubernetes API lookup), and a slow request never holds up
-// the others for longer than that. While workers wait in the set and nothing
-// is taken, the supervisor sleeps until a worker takes a connection. Requests
-// are read and answered through TlsStream (tls_stream.h).
+// Contract: the loop owns every socket it accepts and all I/O on it, which
+// never blocks. A TLS handshake advances as its bytes arrive; a request is
+// read into its connection's buffer within HeadLimits and a byte budget
+// shared by all connections, then handed to its listener's HttpExchange on
+// the loop's thread. A request the exchange cannot answer without waiting
+// (the Kubernetes API lookup) goes to a blocking worker, started on demand up
+// to max_blocking_workers, and its connection waits for the answer without
+// holding the loop. Answers are written without blocking, in order, one at
+// a time: a connection that does not read its answers stops being read.
+// A connection that pipelines is served a few requests per turn, so it never
+// holds the loop's other connections for long.
 //
-// Busy polling (Options::busy_poll): a worker that finds no connection ready,
-// and whose last wait also found none and was short, polls the set for up to
-// busy_poll before it sleeps in it. A client that sends its next request
-// within that time (one connection, request after request) then does not
-// wait for a sleeping CPU to wake: on a virtual machine without guest halt
-// polling that wake-up is a good part of a request's round trip. Costs are
-// bounded: one worker polls at a time; a worker that found another
-// connection queued sleeps when the queue empties (several busy clients send
-// in batches, which sleeping lets gather); and after a wait longer than
-// busy_poll (an idle spell) the next wait sleeps at once, so an idle server
-// does not spin.
-//
-// Contract: Serve() takes an accepted socket that is blocking and has
-// SO_RCVTIMEO and SO_SNDTIMEO set (cpp-httplib sets them on every socket it
-// accepts) and from then on owns the connection, handshake included: it is
-// always closed, on its worker, and never shut down by CloseIdle() or
-// CutOverdue() after its descriptor is closed. After each Exchange, what it
-// wrote is flushed before the connection waits again. A connection is closed
-// when the handshake fails, the peer closes, Exchange fails or sets closed,
-// Options::max_requests have been served (the last Exchange is told so),
-// Stopping() is true after an answer, CloseIdle() or Stop() shuts it down
-// while it waits, or CutOverdue() while a worker has it. Workers start on
-// demand up to max_workers; those above min_workers exit after idle_exit as
-// spares. Thread-safe.
+// Limits, each answered and never waited out: what HttpRequestHead refuses
+// (411, 413, 414, 415, 417, 431, 400), 503 when the byte budget is spent; a
+// request refused before its body was read closes its connection (its body
+// is read and dropped, never parsed). 100 Continue is sent only after the
+// head passed HttpExchange::AcceptsBody. A handshake or request that
+// outlives request_timeout (blocking_timeout on a worker) is cut. At most
+// max_connections are open: a new one beyond it closes the loop's oldest
+// idle connection, else is closed at once. Closing is graceful (TLS
+// close_notify, then FIN, then what the peer still sends is read and dropped
+// for up to `linger`), so an answer is never lost to a reset, and an idle
+// connection is closed only when nothing it sent is waiting to be read.
 #pragma once
 
 #include <openssl/ssl.h>
-#include <sys/epoll.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <unordered_set>
+#include <string_view>
 
-#include "ray_webhook/tls_stream.h"
+#include "ray_webhook/buffered_request_stream.h"
+#include "ray_webhook/http_request_head.h"
 
 namespace ray_webhook {
 
-class TlsExchange {
+// What a listener's connections are answered by. Called on the loop's
+// threads; Answer with may_block also on blocking workers, several at once.
+class HttpExchange {
  public:
-  virtual ~TlsExchange() = default;
-  // Reads one request from stream and writes its answer. last: the answer
-  // must close the connection. Sets closed when the request asked to close.
-  virtual bool Exchange(TlsStream& stream, bool last, bool& closed) = 0;
-  // The server is stopping: connections close after their current answer.
+  enum class Result { kAnswered, kNeedsBlockingThread };
+  virtual ~HttpExchange() = default;
+  // Before any of a request's body is read: false refuses it. The loop then
+  // calls Answer with the head alone (no Content-Length) and closes.
+  virtual bool AcceptsBody(const RequestHead& head) = 0;
+  // Appends the whole HTTP answer to *out. close: the answer must close the
+  // connection. Sets *client_closed when the request asked to close. Without
+  // may_block, returns kNeedsBlockingThread (and nothing in *out that counts)
+  // for a request that would wait; the loop then calls again on a worker.
+  virtual Result Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
+                        bool may_block, std::string* out, bool* client_closed) = 0;
+  // A whole answer, with Connection: close, for a request the loop refuses.
+  virtual void Refuse(int status, std::string_view message, std::string* out) = 0;
+  // True from the start of a shutdown: every answer closes its connection.
   virtual bool Stopping() const = 0;
 };
 
 class ConnectionLoop {
  public:
   struct Options {
-    // Workers kept, and at most max_workers (each at least one, and at least min_workers).
-    std::size_t min_workers = 1;
-    std::size_t max_workers = 1;
-    // Workers that wait in the epoll set at once; the others wait as spares.
-    // About the CPUs the server may use: each waiter is woken by the next
-    // ready connection, and more runnable workers than CPUs only take turns.
-    // From 1 to min_workers.
-    std::size_t active_workers = 1;
-    // A spare is called (or a worker started) when nobody waits in the set
-    // and no connection was taken for this long.
-    std::chrono::milliseconds stall{10};
-    // After a short wait, a worker that finds the set empty polls it this
-    // long before it sleeps in it (0: never). A request that comes within it
-    // is taken without the wake-up of a sleeping CPU; see WaitForReady.
+    std::size_t event_loops = 1;  // about the CPUs the process may use
+    std::size_t max_blocking_workers = 64;
+    std::size_t max_connections = 2048;
+    std::size_t max_requests_per_connection = 100000;
+    // Request bytes held by all connections together.
+    std::size_t buffer_budget = 64 * 1024 * 1024;
+    HeadLimits limits;
+    // From a handshake's or a request's first byte to the end of its answer.
+    std::chrono::milliseconds request_timeout{10000};
+    // The same for a request answered on a blocking worker.
+    std::chrono::milliseconds blocking_timeout{12000};
+    std::chrono::milliseconds idle_timeout{30000};
+    std::chrono::milliseconds linger{2000};
+    // After a short wait that found one connection ready, an event loop polls
+    // this long before it sleeps again (0: never); one loop polls at a time.
     std::chrono::microseconds busy_poll{0};
-    std::size_t max_requests = 1;  // per connection
-    std::chrono::milliseconds idle_exit{60000};
-    // For TlsStream's is_readable and is_writable.
-    std::chrono::microseconds read_timeout{5000000};
-    std::chrono::microseconds write_timeout{5000000};
   };
 
-  ConnectionLoop(Options options, TlsExchange& exchange);
+  explicit ConnectionLoop(Options options);
   // Stops first.
   ~ConnectionLoop();
   ConnectionLoop(const ConnectionLoop&) = delete;
   ConnectionLoop& operator=(const ConnectionLoop&) = delete;
 
-  // Creates the epoll set and starts min_workers. On failure says why.
+  // Before Start(): connections accepted on the listening socket fd are
+  // served with TLS from ctx, or as plain HTTP when ctx is null. The loop
+  // owns fd from now on.
+  void AddListener(int fd, SSL_CTX* ctx, HttpExchange& exchange);
+  // Starts the event loops. On failure says why.
   bool Start(std::string* error);
-  // Takes the connection on sock; a worker does its TLS handshake when the
-  // client's first bytes arrive. Does not block. Not after Stop() has begun.
-  void Serve(SSL_CTX* ctx, socket_t sock);
-  // Shuts down connections that have waited for a request longer than
-  // idle_for (0: all that wait); their workers close them. Returns how many.
-  std::size_t CloseIdle(std::chrono::milliseconds idle_for);
-  // Shuts down connections whose handshake or current request began at
-  // least limit ago: a client trickling a byte a second never trips a per-read
-  // timeout, so only a deadline per request stops it. Returns how many.
-  std::size_t CutOverdue(std::chrono::milliseconds limit);
-  // Lets every connection finish its current request, closes it, and joins
-  // the workers. Connections waiting for a request are shut down.
+  // Accepts what is already queued on the listeners, then closes them.
+  void StopAccepting();
+  // From now on, closes idle connections once nothing is pending on them (a
+  // connection that has not sent its first request yet gets 2 s first).
+  void CloseIdle();
+  // Waits for requests on blocking workers, closes every connection, and
+  // joins every thread.
   void Stop();
 
   std::size_t connections() const;
-  std::size_t workers() const;
-  std::size_t spares() const;  // workers waiting to be called
-  std::size_t supervisor_wakeups() const;
-  std::size_t busy_polls() const;         // polls begun
-  std::size_t busy_poll_catches() const;  // connections taken while polling
+  std::size_t blocking_workers() const;
+  std::size_t connections_cut() const;      // past their deadline
+  std::size_t connections_shed() const;     // idle ones closed for a new one
+  std::size_t connections_refused() const;  // closed at once: the limit held
+  std::size_t busy_polls() const;
 
  private:
-  struct Connection;
-  static Options Normalized(Options o);
-  void Spawn();  // with mutex_ held
-  void Work();
-  // Waits for the next ready connection (or the wake descriptor), as
-  // epoll_wait. When none is ready, poll_first is set and no other worker
-  // polls, it first polls for up to busy_poll; then sleeps. Afterwards
-  // poll_first says whether the wait took at most busy_poll without finding
-  // a connection other than last_served ready at once.
-  int WaitForReady(epoll_event& ev, bool& poll_first, const Connection* last_served);
-  // Returns false when the worker is to exit.
-  bool WaitAsSpare();
-  void Supervise();
-  void WakeSupervisor();
-  void Close(Connection* c, bool graceful);
-  void ServeReady(Connection* c);
-  // Stop() has begun or the server is stopping: connections close instead of waiting again.
-  bool Ending() const;
-  // Shuts down the connections whose clock `since` runs and is at least age old.
-  std::size_t ShutDownOlderThan(std::atomic<std::int64_t> Connection::*since, std::chrono::milliseconds age);
-  // Puts c (back) in the set with op (EPOLL_CTL_ADD or _MOD); closes it if that fails.
-  void AwaitRequest(Connection* c, int op);
-
-  const Options options_;
-  TlsExchange& exchange_;
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;  // an eventfd in the set: readable once Stop() is done
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::condition_variable spare_called_;
-  std::condition_variable supervisor_tick_;  // ends Supervise()'s sleep or wait at once
-  std::unordered_set<Connection*> connections_;
-  std::size_t workers_ = 0;  // the rest guarded by mutex_ too
-  std::size_t spares_ = 0;
-  std::size_t calls_ = 0;
-  std::size_t supervisor_wakeups_ = 0;
-  bool stopped_ = false;
-  std::atomic<std::size_t> pollers_{0};
-  std::atomic<std::uint64_t> taken_{0};
-  std::atomic<bool> supervisor_asleep_{false};
-  std::atomic<bool> polling_{false};
-  std::atomic<std::size_t> busy_polls_{0};
-  std::atomic<std::size_t> busy_poll_catches_{0};
-  std::atomic<bool> stopping_{false};
-  std::thread supervisor_;
+  friend struct EventLoop;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace ray_webhook

@@ -4,8 +4,8 @@
 // Contract: GET /api/v1/namespaces/NS/pods?labelSelector=ray.io/cluster=C,ray.io/node-type=head
 // over HTTPS with TLS verification always on (the configured CA, read anew
 // for each call), a bearer token read from a file and re-read whenever the
-// file changes (bound service-account tokens rotate), and the timeout bounding
-// the connect, each write and each read. Never
+// file changes (bound service-account tokens rotate), and one deadline for
+// the whole call (HttpsGet): the configured timeout, or less. Never
 // throws: every failure (connect, TLS, timeout, non-200, bad body) comes back
 // as a result with ok == false and a one-line reason. Safe to call from many
 // threads at once.
@@ -21,7 +21,7 @@
 namespace ray_webhook {
 
 struct KubeApiConfig {
-  std::string server;      // "https://host:port"; empty means not configured
+  std::string server;      // "https://host:port" ("https://[v6]:port"); empty means not configured
   std::string token_file;  // bearer token; may be empty (no Authorization header)
   std::string ca_file;     // PEM bundle that signs the API server's certificate
   std::chrono::milliseconds timeout{2000};
@@ -55,7 +55,9 @@ class KubeApiClient {
   KubeApiClient(const KubeApiClient&) = delete;
   KubeApiClient& operator=(const KubeApiClient&) = delete;
 
-  PodListResult ListHeadPods(std::string_view namespace_name, std::string_view cluster);
+  // deadline: at most this long for the whole call (never more than the configured timeout).
+  PodListResult ListHeadPods(std::string_view namespace_name, std::string_view cluster,
+                             std::chrono::milliseconds deadline = std::chrono::milliseconds::max());
 
   const KubeApiConfig& config() const;
 

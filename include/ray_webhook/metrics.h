@@ -39,11 +39,18 @@ class Metrics {
   // One webhook request on `webhook` ("/mutate" or "/validate").
   void RequestStarted(std::string_view webhook);
   void RequestFinished(std::string_view webhook, int http_code, double seconds);
+  // A started request moved to a blocking worker, where it starts again.
+  void RequestHandedOff(std::string_view webhook);
   // What a review decided: mutations by kind, denials by rule, warnings.
   void CountDecision(const Decision& decision);
   void CountCertificateRead(bool ok);
   void CountHeadLookup(bool ok);
   void CountConnectionsCut(std::size_t n);
+  // Connections closed for a new one at --max-connections, and new ones
+  // closed at once because nothing idle could make room.
+  void CountConnectionsShed(std::size_t n);
+  void CountConnectionsRefused(std::size_t n);
+  void SetOpenConnections(std::size_t n);
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string Render() const;
@@ -77,6 +84,9 @@ class Metrics {
   prometheus::Counter* lookups_ok_;
   prometheus::Counter* lookups_failed_;
   prometheus::Counter* connections_cut_;
+  prometheus::Counter* connections_shed_;
+  prometheus::Counter* connections_refused_;
+  prometheus::Gauge* connections_open_;
   std::mutex mutex_;  // guards lazily added label values
   PerWebhook mutate_;
   PerWebhook validate_;

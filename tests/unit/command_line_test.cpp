@@ -146,8 +146,21 @@ TEST(CommandLine, HardeningFlags) {
   }
   // Below a millisecond is not a timeout.
   EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--request-timeout", "500us"}).command);
-  auto grow = Parse({"serve", "--cert-dir", "/c", "--threads", "200", "--max-connections", "100"});
-  EXPECT_EQ(grow.command->config.max_connections, 200);  // never fewer than the ready threads
+  // Connections and the workers for waiting reviews are bounded apart.
+  auto apart = Parse({"serve", "--cert-dir", "/c", "--threads", "200", "--max-connections", "100"});
+  EXPECT_EQ(apart.command->config.max_connections, 100);
+  EXPECT_EQ(apart.command->config.threads, 200);
+}
+
+TEST(CommandLine, ProbePortAndKubeApiUrls) {
+  EXPECT_EQ(Parse({"serve", "--cert-dir", "/c"}).command->config.probe_port, 8081);
+  EXPECT_EQ(Parse({"serve", "--cert-dir", "/c", "--probe-port", "0"}).command->config.probe_port, 0);
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--probe-port", "8443"}).command) << "the webhook's own port";
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--probe-port", "70000"}).command);
+  auto v6 = Parse({"serve", "--cert-dir", "/c", "--kube-api-server", "https://[fd00:abcd::1]:6443"});
+  ASSERT_TRUE(v6.command) << v6.error;
+  EXPECT_EQ(v6.command->config.kube_api.server, "https://[fd00:abcd::1]:6443");
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--kube-api-server", "https://[fd00::1"}).command);
 }
 
 // client-go's rest.InClusterConfig: service host and port, service-account token and CA.

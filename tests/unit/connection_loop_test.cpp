@@ -1,395 +1,379 @@
 #include "ray_webhook/connection_loop.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <future>
+#include <memory>
 #include <mutex>
-#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include "tls_pair.h"
+#include "ray_webhook/listening_socket.h"
 
 namespace ray_webhook {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::TlsPair;
+using Clock = std::chrono::steady_clock;
 
-// Reads one "request" (a line ending in '\n') and answers "re:" + the line.
-// A line "close\n" asks to close the connection.
-class EchoExchange final : public TlsExchange {
+// Answers "re:<target>:<body>"; /slow must wait, so it is answered on a
+// blocking worker after 300 ms; /refuse takes no body.
+class TestExchange final : public HttpExchange {
  public:
-  bool Exchange(TlsStream& stream, bool last, bool& closed) override {
-    std::string line;
-    char c = 0;
-    ssize_t n;
-    while ((n = stream.read(&c, 1)) == 1) {
-      if (line.empty()) ++started;
-      line += c;
-      if (c == '\n') break;
-    }
-    if (n != 1) return false;
+  bool AcceptsBody(const RequestHead& head) override { return head.path != "/refuse"; }
+  Result Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
+                bool may_block, std::string* out, bool* client_closed) override {
+    if (head.path == "/slow" && !may_block) return Result::kNeedsBlockingThread;
+    if (head.path == "/slow") std::this_thread::sleep_for(300ms);
     {
       std::lock_guard<std::mutex> lock(mutex);
-      lines.push_back(line);
-      lasts.push_back(last);
-      threads.insert(std::this_thread::get_id());
+      seen.push_back(std::string(head.target));
+      closes.push_back(close);
+      peers.push_back(peer.remote_ip);
     }
-    closed = line == "close\n";
-    if (line == "nap\n") std::this_thread::sleep_for(100ms);
-    if (line == "stop\n") stopping = true;
-    const std::string answer = "re:" + line;
-    const bool written = stream.write(answer.data(), answer.size()) == static_cast<ssize_t>(answer.size());
-    ++answered;
-    return written;
+    const std::string text = "re:" + std::string(head.target) + ":" + std::string(body);
+    *out += "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(text.size()) + "\r\n" +
+            (close ? "Connection: close\r\n" : "") + "\r\n" + text;
+    *client_closed = head.wants_close;
+    return Result::kAnswered;
+  }
+  void Refuse(int status, std::string_view, std::string* out) override {
+    *out += "HTTP/1.1 " + std::to_string(status) + " No\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
   }
   bool Stopping() const override { return stopping; }
 
-  std::vector<std::string> Lines() {
+  std::vector<std::string> Seen() {
     std::lock_guard<std::mutex> lock(mutex);
-    return lines;
+    return seen;
   }
 
   std::mutex mutex;
-  std::vector<std::string> lines;
-  std::vector<bool> lasts;
-  std::set<std::thread::id> threads;  // that served a request
-  std::atomic<int> started{0};  // requests whose first byte was read
-  std::atomic<int> answered{0};  // answers written
+  std::vector<std::string> seen;
+  std::vector<bool> closes;
+  std::vector<std::string> peers;
   std::atomic<bool> stopping{false};
 };
 
-ConnectionLoop::Options Options(std::size_t max_requests, std::size_t min_workers = 1, std::size_t max_workers = 4) {
-  ConnectionLoop::Options o;
-  o.min_workers = min_workers;
-  o.max_workers = max_workers;
-  o.max_requests = max_requests;
-  return o;
+// A throw-away self-signed serving pair.
+SSL_CTX* ServerContext() {
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  X509* cert = X509_new();
+  X509_set_version(cert, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), -60);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_NAME_add_entry_by_txt(X509_get_subject_name(cert), "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
+  X509_set_issuer_name(cert, X509_get_subject_name(cert));
+  X509_set_pubkey(cert, key);
+  X509_sign(cert, key, EVP_sha256());
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  SSL_CTX_use_certificate(ctx, cert);
+  SSL_CTX_use_PrivateKey(ctx, key);
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  return ctx;
 }
 
+// A blocking client with 5 s socket timeouts, so a test that goes wrong fails instead of hanging.
+class Client {
+ public:
+  explicit Client(int port, SSL_CTX* client_ctx = nullptr) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{5, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    if (client_ctx != nullptr) {
+      ssl_ = SSL_new(client_ctx);
+      SSL_set_fd(ssl_, fd_);
+    }
+  }
+  ~Client() {
+    SSL_free(ssl_);
+    ::close(fd_);
+  }
+  bool Handshake() { return connected_ && (ssl_ == nullptr || SSL_connect(ssl_) == 1); }
+  bool Send(const std::string& bytes) {
+    if (ssl_ == nullptr) return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+    return SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) == static_cast<int>(bytes.size());
+  }
+  bool SendRaw(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+  }
+  // One answer: head and Content-Length body; empty when the connection ended first.
+  std::string Answer() {
+    for (;;) {
+      const std::size_t end = buffer_.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        const std::size_t at = buffer_.find("Content-Length: ");
+        const std::size_t length = at < end ? std::stoul(buffer_.substr(at + 16)) : 0;
+        if (buffer_.size() >= end + 4 + length) {
+          std::string answer = buffer_.substr(0, end + 4 + length);
+          buffer_.erase(0, end + 4 + length);
+          return answer;
+        }
+      }
+      if (!Read()) return "";
+    }
+  }
+  // The server closed: the next read ends the stream.
+  bool SeesClose() {
+    while (buffer_.empty() && Read()) {
+    }
+    return buffer_.empty();
+  }
+
+ private:
+  bool Read() {
+    char buf[16384];
+    const int n = ssl_ != nullptr ? SSL_read(ssl_, buf, sizeof buf) : static_cast<int>(::recv(fd_, buf, sizeof buf, 0));
+    if (n <= 0) return false;
+    buffer_.append(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+
+  int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  bool connected_ = false;
+  std::string buffer_;
+};
+
+std::string Get(const std::string& target, const std::string& extra = "") {
+  return "GET " + target + " HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n";
+}
+
+std::string Post(const std::string& target, const std::string& body, const std::string& extra = "") {
+  return "POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extra +
+         "\r\n" + body;
+}
+
+std::string BodyOf(const std::string& answer) { return answer.substr(answer.find("\r\n\r\n") + 4); }
+
 template <typename Predicate>
-bool Eventually(Predicate p) {
-  for (int i = 0; i < 500; ++i) {
+bool Eventually(Predicate p, std::chrono::milliseconds limit = 5s) {
+  const auto until = Clock::now() + limit;
+  while (Clock::now() < until) {
     if (p()) return true;
-    std::this_thread::sleep_for(10ms);
+    std::this_thread::sleep_for(5ms);
   }
   return p();
 }
 
-// The client sees the connection end: its next read returns nothing.
-bool ClientSeesClose(TlsPair& pair) {
-  char c;
-  return SSL_read(pair.client(), &c, 1) <= 0;
-}
-
 class ConnectionLoopTest : public ::testing::Test {
  protected:
-  void Begin(ConnectionLoop::Options options) {
-    loop_ = std::make_unique<ConnectionLoop>(options, exchange_);
-    std::string error;
-    ASSERT_TRUE(loop_->Start(&error)) << error;
-  }
-  // workers workers, one of them active, and the others waiting as spares
-  // (until then, one that starts while the active one is busy would be the
-  // one waiting in the set).
-  void BeginWithOneActiveWorker(std::size_t workers, std::chrono::milliseconds stall) {
-    ConnectionLoop::Options o = Options(100, workers, 8);
-    o.active_workers = 1;
-    o.stall = stall;
-    Begin(o);
-    ASSERT_TRUE(Eventually([&] { return loop_->spares() == workers - 1; }));
-  }
-  // Connects a client of pair and hands the server's side to the loop.
-  void Connect(TlsPair& pair) {
-    const int sock = pair.Connect();
-    pair.GiveAwayServerSocket();
-    loop_->Serve(pair.server_ctx(), sock);
-    ASSERT_TRUE(pair.ClientReady());
-  }
-  // Sends each line on pair, after pause, and checks its answer.
-  void EchoEach(TlsPair& pair, const std::vector<std::string>& lines, std::chrono::milliseconds pause = 0ms) {
-    for (const std::string& line : lines) {
-      std::this_thread::sleep_for(pause);
-      pair.ClientSend(line);
-      EXPECT_EQ(pair.ClientReceive(3 + line.size()), "re:" + line);
-    }
+  void SetUp() override {
+    signal(SIGPIPE, SIG_IGN);
+    server_ctx_ = ServerContext();
+    client_ctx_ = SSL_CTX_new(TLS_client_method());
   }
   void TearDown() override {
-    if (loop_) loop_->Stop();
+    loop_.reset();
+    SSL_CTX_free(server_ctx_);
+    SSL_CTX_free(client_ctx_);
+  }
+  void Begin(ConnectionLoop::Options o = {}, bool tls = true) {
+    std::string error;
+    const int fd = OpenListeningSocket("127.0.0.1", 0, &error);
+    ASSERT_GE(fd, 0) << error;
+    port_ = BoundPort(fd);
+    loop_ = std::make_unique<ConnectionLoop>(o);
+    loop_->AddListener(fd, tls ? server_ctx_ : nullptr, exchange_);
+    ASSERT_TRUE(loop_->Start(&error)) << error;
+  }
+  std::unique_ptr<Client> Connect(bool handshake = true) {
+    auto c = std::make_unique<Client>(port_, client_ctx_);
+    if (handshake) EXPECT_TRUE(c->Handshake());
+    return c;
   }
 
-  TlsPair pair_;
-  EchoExchange exchange_;
+  SSL_CTX* server_ctx_ = nullptr;
+  SSL_CTX* client_ctx_ = nullptr;
+  int port_ = 0;
+  TestExchange exchange_;
   std::unique_ptr<ConnectionLoop> loop_;
 };
 
-TEST_F(ConnectionLoopTest, ServesRequestsInOrderAndTellsTheLastOneUpToTheLimit) {
-  Begin(Options(3));
-  Connect(pair_);
-  EXPECT_EQ(loop_->connections(), 1u);
-  EchoEach(pair_, {"one\n", "two\n", "three\n"});
-  // Ended cleanly: close_notify, then the socket closed.
-  char c;
-  EXPECT_EQ(SSL_read(pair_.client(), &c, 1), 0);
-  EXPECT_EQ(SSL_get_error(pair_.client(), 0), SSL_ERROR_ZERO_RETURN);
-  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
-  EXPECT_EQ(exchange_.Lines(), (std::vector<std::string>{"one\n", "two\n", "three\n"}));
-  EXPECT_EQ(exchange_.lasts, (std::vector<bool>{false, false, true}));
-}
-
-TEST_F(ConnectionLoopTest, PipelinedRequestsAreServedFromWhatWasAlreadyRead) {
-  // Both requests arrive in one record: after the first, the second is
-  // already read, and the socket will not become readable for it again.
-  Begin(Options(100));
-  Connect(pair_);
-  pair_.ClientSend("first\nsecond\n");
-  EXPECT_EQ(pair_.ClientReceive(9 + 10), "re:first\nre:second\n");
-  EXPECT_EQ(exchange_.Lines(), (std::vector<std::string>{"first\n", "second\n"}));
-}
-
-TEST_F(ConnectionLoopTest, CloseIdleClosesOnlyConnectionsThatWaitedLongEnough) {
-  Begin(Options(100));
-  Connect(pair_);
-  pair_.ClientSend("one\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
-  EXPECT_EQ(loop_->CloseIdle(1h), 0u);
-  // Once it has waited 20 ms (its worker puts it back just after the answer).
-  EXPECT_TRUE(Eventually([&] { return loop_->CloseIdle(20ms) == 1; }));
-  EXPECT_TRUE(ClientSeesClose(pair_));
-  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
-}
-
-TEST_F(ConnectionLoopTest, AStoppingServerClosesTheConnectionAfterTheAnswer) {
-  Begin(Options(100));
-  Connect(pair_);
-  // The server starts stopping while it serves this request ("stop\n").
-  pair_.ClientSend("stop\n");
-  EXPECT_EQ(pair_.ClientReceive(8), "re:stop\n");
-  EXPECT_TRUE(ClientSeesClose(pair_));
-  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
-}
-
-TEST_F(ConnectionLoopTest, StopClosesWaitingConnectionsLetsARequestFinishAndJoinsTheWorkers) {
-  TlsPair busy;
-  Begin(Options(100, 1, 4));
-  Connect(pair_);
-  Connect(busy);
-  pair_.ClientSend("one\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
-  busy.ClientSend("half");
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 2; })) << "a worker waits for the rest of it";
-  auto stopped = std::async(std::launch::async, [&] { loop_->Stop(); });
-  EXPECT_TRUE(ClientSeesClose(pair_)) << "the waiting connection is closed";
-  EXPECT_EQ(stopped.wait_for(200ms), std::future_status::timeout) << "the request in progress is waited for";
-  busy.ClientSend(" done\n");
-  EXPECT_EQ(busy.ClientReceive(13), "re:half done\n");
-  EXPECT_TRUE(ClientSeesClose(busy));
-  ASSERT_EQ(stopped.wait_for(5s), std::future_status::ready);
-  EXPECT_EQ(loop_->connections(), 0u);
-  EXPECT_EQ(loop_->workers(), 0u);
-}
-
-TEST_F(ConnectionLoopTest, AWorkerHeldByASlowRequestDoesNotHoldTheOthers) {
-  TlsPair slow;
-  Begin(Options(100, 1, 4));
-  Connect(slow);
-  Connect(pair_);
-  slow.ClientSend("sl");
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; })) << "its worker waits for the end of the line";
-  pair_.ClientSend("quick\n");
-  EXPECT_EQ(pair_.ClientReceive(9), "re:quick\n");
-  slow.ClientSend("ow\n");
-  EXPECT_EQ(slow.ClientReceive(8), "re:slow\n");
-}
-
-TEST_F(ConnectionLoopTest, AHandshakeThatStallsDoesNotHoldTheOthers) {
-  TlsPair stalled;
-  Begin(Options(100, 1, 4));
-  Connect(pair_);
-  const int sock = stalled.Connect(/*handshake=*/false);
-  stalled.GiveAwayServerSocket();
-  loop_->Serve(stalled.server_ctx(), sock);
-  // The first byte of a TLS record: a worker starts the handshake and waits for the rest.
-  ASSERT_EQ(::send(stalled.client_fd(), "\x16", 1, 0), 1);
-  std::this_thread::sleep_for(50ms);
-  pair_.ClientSend("hello\n");
-  EXPECT_EQ(pair_.ClientReceive(9), "re:hello\n");
-  EXPECT_GE(loop_->workers(), 2u);
-}
-
-TEST_F(ConnectionLoopTest, ASpareTakesOverFromAWorkerHeldByASlowRequest) {
-  TlsPair slow;
-  ConnectionLoop::Options o = Options(100, 3, 8);
-  o.active_workers = 1;
-  Begin(o);
-  Connect(slow);
-  Connect(pair_);
-  slow.ClientSend("sl");
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
-  pair_.ClientSend("quick\n");
-  EXPECT_EQ(pair_.ClientReceive(9), "re:quick\n");
-  EXPECT_EQ(loop_->workers(), 3u) << "a spare was called; none had to start";
-  slow.ClientSend("ow\n");
-  EXPECT_EQ(slow.ClientReceive(8), "re:slow\n");
-}
-
-TEST_F(ConnectionLoopTest, ARequestArrivingWhileTheActiveWorkerIsBusyWaitsForIt) {
-  // Spares stay asleep unless the active worker stalls: one warm thread
-  // takes request after request instead of a second thread taking turns.
-  TlsPair other;
-  BeginWithOneActiveWorker(4, std::chrono::milliseconds(2000));
-  Connect(pair_);
-  Connect(other);
-  pair_.ClientSend("nap\n");  // answered after 100 ms
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
-  other.ClientSend("hi\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
-  EXPECT_EQ(other.ClientReceive(6), "re:hi\n");
-  std::lock_guard<std::mutex> lock(exchange_.mutex);
-  EXPECT_EQ(exchange_.threads.size(), 1u);
-}
-
-TEST_F(ConnectionLoopTest, AnIdleSupervisorSleepsAndWakesWhenARequestIsTaken) {
-  // An idle server does not wake every stall; the first request taken wakes
-  // the supervisor, which then still calls a spare when that request stalls.
-  TlsPair other;
-  BeginWithOneActiveWorker(2, std::chrono::milliseconds(1));
-  const std::size_t before = loop_->supervisor_wakeups();
-  std::this_thread::sleep_for(200ms);
-  EXPECT_LE(loop_->supervisor_wakeups() - before, 3u) << "a 1 ms stall would wake it about 200 times";
-  Connect(pair_);
-  Connect(other);
-  std::this_thread::sleep_for(50ms);  // asleep again: the handshakes were taken, then nothing
-  pair_.ClientSend("nap\n");          // holds the active worker for 100 ms
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
-  other.ClientSend("hi\n");
-  EXPECT_EQ(other.ClientReceive(6), "re:hi\n");
-  EXPECT_EQ(exchange_.answered, 1) << "a spare answered while the nap went on";
-  EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
-}
-
-TEST_F(ConnectionLoopTest, ARequestThatComesWithinTheBusyPollIsTakenWithoutSleeping) {
-  ConnectionLoop::Options o = Options(100);
-  o.busy_poll = std::chrono::milliseconds(500);  // long, so a loaded test machine still sees it
-  Begin(o);
-  Connect(pair_);
-  EchoEach(pair_, {"one\n", "two\n", "three\n", "four\n", "five\n"}, 5ms);  // the worker is waiting by then
-  // Each request came 5 ms after the worker began to wait, within 500 ms of
-  // the one before, so the worker polled and took it while polling (the
-  // first, after the handshake, may find the worker asleep).
-  EXPECT_GE(loop_->busy_poll_catches(), 4u);
-}
-
-TEST_F(ConnectionLoopTest, AfterAWaitLongerThanTheBusyPollTheNextWaitSleepsAtOnce) {
-  ConnectionLoop::Options o = Options(100);
-  o.busy_poll = std::chrono::milliseconds(30);
-  Begin(o);
-  Connect(pair_);
-  pair_.ClientSend("one\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
-  std::this_thread::sleep_for(150ms);  // a poll, if any, ran out: this wait is long
-  const std::size_t polls = loop_->busy_polls();
-  pair_.ClientSend("two\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:two\n");
-  std::this_thread::sleep_for(100ms);
-  EXPECT_EQ(loop_->busy_polls(), polls) << "the wait for two was long: no poll before the next";
-  // three comes after another long wait; four right after three's answer,
-  // and that short wait makes the worker poll after four's answer.
-  pair_.ClientSend("three\n");
-  EXPECT_EQ(pair_.ClientReceive(9), "re:three\n");
-  pair_.ClientSend("four\n");
-  EXPECT_EQ(pair_.ClientReceive(8), "re:four\n");
-  EXPECT_TRUE(Eventually([&] { return loop_->busy_polls() > polls; }));
-}
-
-TEST_F(ConnectionLoopTest, AWorkerThatFoundConnectionsQueuedSleepsWhenTheQueueEmpties) {
-  // One worker, two connections: b's request waits while a's naps, so the
-  // wait that takes it finds it ready at once.
-  TlsPair b;
-  ConnectionLoop::Options o = Options(100, 1, 1);
-  o.busy_poll = std::chrono::milliseconds(500);
-  Begin(o);
-  Connect(pair_);
-  Connect(b);
-  pair_.ClientSend("nap\n");
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
-  b.ClientSend("nap\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:nap\n");
-  const std::size_t polls = loop_->busy_polls();  // b's nap holds the worker for 100 ms
-  EXPECT_EQ(b.ClientReceive(7), "re:nap\n");
-  std::this_thread::sleep_for(100ms);
-  EXPECT_EQ(loop_->busy_polls(), polls) << "b's request was queued: the worker sleeps after it";
-}
-
-TEST_F(ConnectionLoopTest, WithoutABusyPollAWorkerNeverPolls) {
-  Begin(Options(100));
-  Connect(pair_);
-  EchoEach(pair_, {"one\n", "two\n", "three\n"});
-  EXPECT_EQ(loop_->busy_polls(), 0u);
-  EXPECT_EQ(loop_->busy_poll_catches(), 0u);
-}
-
-TEST_F(ConnectionLoopTest, CutOverdueShutsDownARequestThatOutlivesItsDeadline) {
-  // A client trickling its request keeps the worker reading; a waiting
-  // connection is not CutOverdue's, however long it has waited.
-  TlsPair waiting;
-  Begin(Options(100, 2, 4));
-  Connect(pair_);
-  Connect(waiting);
-  pair_.ClientSend("tri");  // the line never ends
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
-  std::this_thread::sleep_for(60ms);
-  EXPECT_EQ(loop_->CutOverdue(std::chrono::milliseconds(5000)), 0u) << "not yet overdue";
-  EXPECT_EQ(loop_->CutOverdue(std::chrono::milliseconds(20)), 1u);
-  EXPECT_TRUE(ClientSeesClose(pair_));
-  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 1; }));
-  waiting.ClientSend("hi\n");
-  EXPECT_EQ(waiting.ClientReceive(6), "re:hi\n");
-}
-
-TEST_F(ConnectionLoopTest, APeerThatClosesIsForgotten) {
-  Begin(Options(100));
-  Connect(pair_);
-  pair_.ClientSend("one\n");
-  EXPECT_EQ(pair_.ClientReceive(7), "re:one\n");
-  SSL_shutdown(pair_.client());
-  ::shutdown(pair_.client_fd(), SHUT_WR);
-  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
-  EXPECT_EQ(exchange_.Lines().size(), 1u);
-}
-
-TEST_F(ConnectionLoopTest, AFailedHandshakeClosesTheSocketWithoutAnExchange) {
-  Begin(Options(100));
-  const int sock = pair_.Connect(/*handshake=*/false);
-  pair_.GiveAwayServerSocket();
-  const std::string not_tls = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
-  ASSERT_EQ(::send(pair_.client_fd(), not_tls.data(), not_tls.size(), 0), static_cast<ssize_t>(not_tls.size()));
-  loop_->Serve(pair_.server_ctx(), sock);
-  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
-  EXPECT_EQ(exchange_.answered, 0);
-  // The server closed its socket: the client reads what alert there was, then the end.
-  char buf[256];
-  ssize_t n;
-  while ((n = ::recv(pair_.client_fd(), buf, sizeof(buf), 0)) > 0) {
+TEST_F(ConnectionLoopTest, AKeepAliveConnectionIsServedRequestAfterRequest) {
+  Begin();
+  auto c = Connect();
+  for (const char* target : {"/one", "/two", "/three"}) {
+    ASSERT_TRUE(c->Send(Post(target, "body")));
+    EXPECT_EQ(BodyOf(c->Answer()), std::string("re:") + target + ":body");
   }
-  EXPECT_EQ(n, 0);
+  EXPECT_EQ(loop_->connections(), 1u);
+  EXPECT_EQ(exchange_.peers.back(), "127.0.0.1");
 }
 
-TEST_F(ConnectionLoopTest, SurplusWorkersExitWhenIdle) {
-  ConnectionLoop::Options o = Options(100, 1, 4);
-  o.idle_exit = 300ms;
-  TlsPair slow;
+TEST_F(ConnectionLoopTest, PipelinedRequestsAreAnsweredInOrderAndNoBodyIsReadAsARequest) {
+  Begin();
+  auto c = Connect();
+  // The first body looks like a request; it is only a body.
+  ASSERT_TRUE(c->Send(Post("/a", Get("/inside")) + Get("/b") + Post("/c", "3")));
+  EXPECT_EQ(BodyOf(c->Answer()), "re:/a:" + Get("/inside"));
+  EXPECT_EQ(BodyOf(c->Answer()), "re:/b:");
+  EXPECT_EQ(BodyOf(c->Answer()), "re:/c:3");
+  EXPECT_EQ(exchange_.Seen(), (std::vector<std::string>{"/a", "/b", "/c"}));
+}
+
+TEST_F(ConnectionLoopTest, ARequestThatWaitsIsAnsweredOnAWorkerWithoutHoldingTheLoop) {
+  Begin();
+  auto slow = Connect();
+  auto quick = Connect();
+  ASSERT_TRUE(slow->Send(Get("/slow")));
+  ASSERT_TRUE(Eventually([&] { return loop_->blocking_workers() == 1; }));
+  const auto start = Clock::now();
+  ASSERT_TRUE(quick->Send(Get("/quick")));
+  EXPECT_EQ(BodyOf(quick->Answer()), "re:/quick:");
+  EXPECT_LT(Clock::now() - start, 200ms) << "the quick request waited for the slow one";
+  EXPECT_EQ(BodyOf(slow->Answer()), "re:/slow:");
+  // The connection goes on after the worker's answer.
+  ASSERT_TRUE(slow->Send(Get("/after")));
+  EXPECT_EQ(BodyOf(slow->Answer()), "re:/after:");
+}
+
+TEST_F(ConnectionLoopTest, ARefusedRequestIsAnsweredAndItsConnectionClosed) {
+  Begin();
+  auto chunked = Connect();
+  ASSERT_TRUE(chunked->Send("POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + Get("/x")));
+  EXPECT_TRUE(chunked->Answer().starts_with("HTTP/1.1 411 "));
+  EXPECT_TRUE(chunked->SeesClose());
+
+  auto huge = Connect();
+  ASSERT_TRUE(huge->Send("GET / HTTP/1.1\r\nX-Big: " + std::string(70000, 'a')));
+  EXPECT_TRUE(huge->Answer().starts_with("HTTP/1.1 431 "));
+  EXPECT_TRUE(huge->SeesClose());
+  EXPECT_TRUE(exchange_.Seen().empty()) << "nothing reached the exchange";
+}
+
+TEST_F(ConnectionLoopTest, ContinueIsSentOnlyForARequestWhoseBodyIsWanted) {
+  Begin();
+  auto wanted = Connect();
+  ASSERT_TRUE(wanted->Send("POST /in HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n"));
+  EXPECT_EQ(wanted->Answer(), "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(wanted->Send("data"));
+  EXPECT_EQ(BodyOf(wanted->Answer()), "re:/in:data");
+
+  auto refused = Connect();
+  ASSERT_TRUE(refused->Send("POST /refuse HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n"));
+  const std::string answer = refused->Answer();
+  EXPECT_TRUE(answer.find("Connection: close") != std::string::npos) << answer;
+  EXPECT_EQ(BodyOf(answer), "re:/refuse:") << "answered from the head alone";
+  // Its body, sent anyway, is read and dropped, never answered.
+  refused->Send(Get("/smuggled"));
+  EXPECT_TRUE(refused->SeesClose());
+  EXPECT_EQ(exchange_.Seen(), (std::vector<std::string>{"/in", "/refuse"}));
+}
+
+TEST_F(ConnectionLoopTest, StalledHandshakesAndRequestsCostNoWaitAndAreCutAtTheirDeadline) {
+  ConnectionLoop::Options o;
+  o.request_timeout = 600ms;
   Begin(o);
-  Connect(slow);
-  slow.ClientSend("x");
-  ASSERT_TRUE(Eventually([&] { return exchange_.started == 1; }));
-  ASSERT_TRUE(Eventually([&] { return loop_->workers() == 2; })) << "the only worker is held: another starts";
-  slow.ClientSend("\n");
-  EXPECT_EQ(slow.ClientReceive(5), "re:x\n");
-  EXPECT_TRUE(Eventually([&] { return loop_->workers() == 1; })) << "back to min_workers";
+  std::vector<std::unique_ptr<Client>> stalled;
+  for (int i = 0; i < 100; ++i) {
+    stalled.push_back(Connect(false));
+    ASSERT_TRUE(stalled.back()->SendRaw(i % 2 ? std::string("\x16\x03\x01\x02", 4) : std::string("GET")));
+  }
+  for (int i = 0; i < 50; ++i) {
+    stalled.push_back(Connect());
+    ASSERT_TRUE(stalled.back()->Send("POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\nhalf"));
+  }
+  const auto start = Clock::now();
+  auto fresh = Connect();
+  ASSERT_TRUE(fresh->Send(Get("/fresh")));
+  EXPECT_EQ(BodyOf(fresh->Answer()), "re:/fresh:");
+  EXPECT_LT(Clock::now() - start, 300ms);
+  EXPECT_TRUE(Eventually([&] { return loop_->connections_cut() == 150; })) << loop_->connections_cut();
+  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 1; }));
+}
+
+TEST_F(ConnectionLoopTest, AtTheConnectionLimitANewConnectionClosesTheOldestIdleOne) {
+  ConnectionLoop::Options o;
+  o.max_connections = 3;
+  Begin(o);
+  auto oldest = Connect();
+  std::this_thread::sleep_for(20ms);
+  auto idle = Connect();
+  auto busy = Connect();
+  ASSERT_TRUE(busy->Send("POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\nhalf"));
+  ASSERT_TRUE(Eventually([&] { return loop_->connections() == 3; }));
+  auto fresh = Connect();
+  ASSERT_TRUE(fresh->Send(Get("/fresh")));
+  EXPECT_EQ(BodyOf(fresh->Answer()), "re:/fresh:");
+  EXPECT_TRUE(oldest->SeesClose());
+  EXPECT_EQ(loop_->connections_shed(), 1u);
+  ASSERT_TRUE(busy->Send("-and-rest"));
+  EXPECT_EQ(BodyOf(busy->Answer()), "re:/x:half-and-r");
+  // Nothing idle left to close: the next one is refused.
+  auto one_more = Connect(false);
+  EXPECT_TRUE(Eventually([&] { return loop_->connections_refused() == 1 || loop_->connections_shed() == 2; }));
+}
+
+TEST_F(ConnectionLoopTest, ShuttingDownEveryAnswerClosesAndIdleConnectionsCloseWhenNothingIsPending) {
+  Begin();
+  auto idle = Connect();
+  ASSERT_TRUE(idle->Send(Get("/first")));
+  EXPECT_EQ(BodyOf(idle->Answer()), "re:/first:");
+  auto waiting = Connect();
+  ASSERT_TRUE(waiting->Send(Get("/slow")));
+  ASSERT_TRUE(Eventually([&] { return loop_->blocking_workers() == 1; }));
+  exchange_.stopping = true;
+  loop_->StopAccepting();
+  loop_->CloseIdle();
+  EXPECT_TRUE(idle->SeesClose()) << "an idle connection that served a request closes";
+  const std::string answer = waiting->Answer();
+  EXPECT_EQ(BodyOf(answer), "re:/slow:") << "a request that arrived is served";
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos);
+  EXPECT_TRUE(waiting->SeesClose());
+  EXPECT_TRUE(Eventually([&] { return loop_->connections() == 0; }));
+  Client late(port_);
+  EXPECT_FALSE(late.Handshake()) << "no longer accepting";
+}
+
+TEST_F(ConnectionLoopTest, RequestBytesBeyondTheSharedBudgetAreRefused) {
+  ConnectionLoop::Options o;
+  o.buffer_budget = 200 * 1024;
+  Begin(o);
+  auto big = Connect();
+  ASSERT_TRUE(big->Send(Post("/big", std::string(300 * 1024, 'x'))));
+  EXPECT_TRUE(big->Answer().starts_with("HTTP/1.1 503 "));
+  auto small = Connect();
+  ASSERT_TRUE(small->Send(Post("/small", "ok")));
+  EXPECT_EQ(BodyOf(small->Answer()), "re:/small:ok") << "the budget is given back";
+}
+
+TEST_F(ConnectionLoopTest, APlainListenerServesHttp) {
+  Begin({}, false);
+  Client c(port_);
+  ASSERT_TRUE(c.Handshake());
+  ASSERT_TRUE(c.Send(Get("/healthz")));
+  EXPECT_EQ(BodyOf(c.Answer()), "re:/healthz:");
+}
+
+TEST_F(ConnectionLoopTest, AQuickClientIsCaughtByBusyPolling) {
+  ConnectionLoop::Options o;
+  o.busy_poll = 1ms;
+  Begin(o);
+  auto c = Connect();
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(c->Send(Get("/q")));
+    ASSERT_FALSE(c->Answer().empty());
+  }
+  EXPECT_GT(loop_->busy_polls(), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,759 @@
+#!/usr/bin/env bash
+# End-to-end suite: ray-webhook behind a real kube-apiserver, etcd and KubeRay
+# operator, all built from Go modules (tests/e2e/, README there).
+#
+#   scripts/e2e.sh            build what is missing, start, run the scenarios, stop
+#   scripts/e2e.sh --keep     the same, then leave everything running and print
+#                             the KUBECONFIG and the command that stops it all
+#   scripts/e2e.sh --build    only build the Go binaries into tests/e2e/.bin/
+#
+# Environment: RAY_WEBHOOK_BIN (default build/ray-webhook, built with
+# scripts/build.sh when missing), E2E_GO_P (go build -p, default 1),
+# E2E_WORK (work directory, default a new one under /tmp).
+#
+# Nothing leaves this machine: etcd, kube-apiserver and the operators listen
+# on 127.0.0.1; ray-webhook listens on the host end of a veth pair whose other
+# end is in a network namespace this script creates (10.200.0.x/30, checked to
+# be unused), the address the Service's EndpointSlice names. No kubelet runs:
+# Pods are stored and stay Pending.
+set -uo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+e2e="$repo/tests/e2e"
+bin="$e2e/.bin"
+keep=0
+build_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --keep) keep=1 ;;
+    --build) build_only=1 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "e2e.sh: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+
+# The Go of /usr/local/go first (Debian's golang-go is older than these modules).
+[ -x /usr/local/go/bin/go ] && PATH="/usr/local/go/bin:$PATH"
+export PATH
+export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+go_p="${E2E_GO_P:-1}"
+
+log() { printf '%s e2e: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+need_tools() {
+  local missing=()
+  command -v curl >/dev/null || missing+=(curl)
+  command -v jq >/dev/null || missing+=(jq)
+  command -v openssl >/dev/null || missing+=(openssl)
+  command -v ip >/dev/null || missing+=(iproute2)
+  command -v ss >/dev/null || missing+=(iproute2)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing ${missing[*]}"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+      || die "could not install ${missing[*]}"
+  fi
+  command -v go >/dev/null || die "go is not on PATH"
+}
+
+# ---------------------------------------------------------------- building
+# build NAME DIR PACKAGE: go build PACKAGE inside module DIR into .bin/NAME,
+# unless .bin/NAME exists and was built from the same go.mod, go.sum and
+# sources (a stamp of their hashes), so a second run rebuilds nothing.
+build() {
+  local name="$1" dir="$2" pkg="$3" stamp
+  stamp="$(cd "$dir" && cat go.mod go.sum $(ls ./*.go 2>/dev/null) $(find cmd/"$name" -name '*.go' 2>/dev/null) \
+    | sha256sum | cut -c1-16) $(go version | cut -d' ' -f3)"
+  if [ -x "$bin/$name" ] && [ "$(cat "$bin/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
+    return 0
+  fi
+  log "building $name ($pkg in ${dir#"$repo"/})"
+  local t0=$SECONDS
+  if (cd "$dir" && nice -n 10 go build -p="$go_p" -trimpath -o "$bin/$name.tmp" "$pkg") >"$bin/$name.build.log" 2>&1; then
+    mv -f "$bin/$name.tmp" "$bin/$name"
+    echo "$stamp" >"$bin/$name.stamp"
+    log "built $name in $((SECONDS - t0)) s"
+  else
+    log "building $name failed:"; tail -20 "$bin/$name.build.log" >&2
+    return 1
+  fi
+}
+
+# Module directory of a requirement of module DIR (downloaded if needed).
+module_dir() {
+  (cd "$1" && go mod download "$2" && go list -m -f '{{.Dir}}' "$2")
+}
+
+operator_releases() {
+  local d
+  for d in "$e2e"/kuberay-v*/; do [ -f "$d/go.mod" ] && basename "$d"; done
+}
+
+build_all() {
+  mkdir -p "$bin"
+  local ok=0 r
+  build etcd "$e2e/etcd" . || ok=1
+  build kube-apiserver "$e2e" ./cmd/kube-apiserver || ok=1
+  build kubectl "$e2e" ./cmd/kubectl || ok=1
+  build recorder "$e2e" ./cmd/recorder || ok=1
+  for r in $(operator_releases); do
+    build "$r" "$e2e/$r" github.com/ray-project/kuberay/ray-operator || log "$r did not build (see $bin/$r.build.log)"
+  done
+  return $ok
+}
+
+need_tools
+t_build=$SECONDS
+build_all || die "the control plane did not build"
+log "binaries ready in $((SECONDS - t_build)) s"
+[ "$build_only" = 1 ] && exit 0
+
+ray_webhook="${RAY_WEBHOOK_BIN:-$repo/build/ray-webhook}"
+if [ ! -x "$ray_webhook" ]; then
+  [ -z "${RAY_WEBHOOK_BIN:-}" ] || die "RAY_WEBHOOK_BIN=$ray_webhook is not executable"
+  log "building ray-webhook (scripts/build.sh)"
+  bash "$repo/scripts/build.sh" >&2 || die "scripts/build.sh failed"
+fi
+
+# ---------------------------------------------------------------- state, cleanup
+work="${E2E_WORK:-$(mktemp -d /tmp/ray-webhook-e2e.XXXXXX)}"
+mkdir -p "$work/logs" "$work/pki"
+logs="$work/logs"
+declare -A pids=()
+netns=""
+passed=0
+failed=0
+failures=()
+
+stop_pid() { # stop_pid NAME: SIGTERM, then SIGKILL after 40 s (ray-webhook drains for 5 s)
+  local name="$1" pid="${pids[$1]:-}" i
+  [ -n "$pid" ] || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null
+    for ((i = 0; i < 400; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid" 2>/dev/null
+  unset "pids[$name]"
+}
+
+cleanup() {
+  local rc=$?
+  if [ "$keep" = 1 ]; then return; fi
+  local name
+  for name in kuberay ray-webhook recorder kube-apiserver etcd; do stop_pid "$name"; done
+  for name in "${!pids[@]}"; do stop_pid "$name"; done
+  [ -n "$netns" ] && ip netns del "$netns" 2>/dev/null
+  if [ "$failed" = 0 ] && [ $rc = 0 ]; then rm -rf "$work"; else log "logs kept in $work/logs"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+declare -A used_ports=()
+free_port() {
+  local p i
+  for ((i = 0; i < 200; i++)); do
+    p=$((20000 + RANDOM % 30000))
+    [ -n "${used_ports[$p]:-}" ] && continue
+    if [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; then used_ports[$p]=1; echo "$p"; return 0; fi
+  done
+  return 1
+}
+
+wait_until() { # wait_until SECONDS DESCRIPTION CMD...: run CMD every 0.5 s until it succeeds
+  local limit="$1" what="$2" i
+  shift 2
+  for ((i = 0; i < limit * 2; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  log "timed out after ${limit}s waiting for $what"
+  return 1
+}
+
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
+fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s: %s\n' "$1" "$2"; }
+skip() { printf 'SKIP %s: %s\n' "$1" "$2"; }
+
+kc() { "$bin/kubectl" --kubeconfig "$work/kubeconfig" "$@"; }
+
+# ---------------------------------------------------------------- certificates
+pki="$work/pki"
+make_pki() {
+  (
+    cd "$pki" || exit 1
+    umask 077
+    openssl ecparam -name prime256v1 -genkey -noout -out ca.key 2>/dev/null
+    openssl req -x509 -new -key ca.key -sha256 -days 2 -subj "/CN=e2e-kubernetes-ca" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" -out ca.crt
+    sign() { # sign NAME SUBJECT EXTENSIONS
+      openssl ecparam -name prime256v1 -genkey -noout -out "$1.key" 2>/dev/null
+      openssl req -new -key "$1.key" -subj "$2" -out "$1.csr"
+      printf '%s\n' "$3" >"$1.ext"
+      openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -sha256 -days 2 \
+        -extfile "$1.ext" -out "$1.crt" 2>/dev/null
+    }
+    sign apiserver "/CN=kube-apiserver" "basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:$service_ip"
+    sign admin "/O=system:masters/CN=e2e-admin" "basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth"
+    # The service-account token key pair (kube-apiserver signs, and verifies, with it).
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key 2>/dev/null
+    openssl pkey -in sa.key -pubout -out sa.pub
+    rm -f ./*.csr ./*.ext ca.srl
+    chmod 644 ca.crt
+  ) || die "making certificates failed"
+}
+
+write_kubeconfig() {
+  cat >"$work/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: https://127.0.0.1:$apiserver_port
+    certificate-authority-data: $(base64 -w0 <"$pki/ca.crt")
+users:
+- name: e2e-admin
+  user:
+    client-certificate-data: $(base64 -w0 <"$pki/admin.crt")
+    client-key-data: $(base64 -w0 <"$pki/admin.key")
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: e2e-admin}
+current-context: e2e
+EOF
+  chmod 600 "$work/kubeconfig"
+}
+
+# ---------------------------------------------------------------- network namespace
+# A veth pair: the host end gets .1 of a free 10.200.0.x/30, the other end .2
+# inside network namespace $netns. ray-webhook listens on the host end, so its
+# lookup still reaches kube-apiserver on 127.0.0.1 (the Endpoints address may
+# not be loopback: EndpointSlice validation refuses it).
+make_netns() {
+  local i base used
+  used="$(ip -4 -o addr show 2>/dev/null | awk '{print $4}')"
+  for ((i = 0; i < 64; i++)); do
+    base="10.200.0.$((i * 4))"
+    if ! grep -q "^10\.200\.0\.$((i * 4 + 1))/\|^10\.200\.0\.$((i * 4 + 2))/" <<<"$used"; then break; fi
+    base=""
+  done
+  [ -n "$base" ] || die "no free /30 in 10.200.0.0/24"
+  netns="rwe2e-$$"
+  local host_if="rwe2e$$h" peer_if="rwe2e$$p"
+  webhook_ip="10.200.0.$((i * 4 + 1))"
+  peer_ip="10.200.0.$((i * 4 + 2))"
+  ip netns add "$netns" || die "ip netns add failed (root and CAP_NET_ADMIN are needed)"
+  ip link add "$host_if" type veth peer name "$peer_if" || die "ip link add veth failed"
+  ip link set "$peer_if" netns "$netns"
+  ip addr add "$webhook_ip/30" dev "$host_if"
+  ip link set "$host_if" up
+  ip netns exec "$netns" ip addr add "$peer_ip/30" dev "$peer_if"
+  ip netns exec "$netns" ip link set "$peer_if" up
+  ip netns exec "$netns" ip link set lo up
+  log "network namespace $netns: host end $webhook_ip ($host_if), peer $peer_ip"
+}
+
+# ---------------------------------------------------------------- control plane
+start_etcd() {
+  etcd_port=$(free_port) && etcd_peer_port=$(free_port) || die "no free port"
+  "$bin/etcd" --name e2e --data-dir "$work/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+    --initial-cluster "e2e=http://127.0.0.1:$etcd_peer_port" --unsafe-no-fsync --log-level warn \
+    >"$logs/etcd.log" 2>&1 &
+  pids[etcd]=$!
+  wait_until 60 "etcd /health" curl -fsS "http://127.0.0.1:$etcd_port/health" || die "etcd did not start (logs/etcd.log)"
+}
+
+start_apiserver() {
+  apiserver_port=$(free_port) || die "no free port"
+  # Default admission plugins (ServiceAccount among them: it adds the token
+  # volume every real Pod has, before the webhooks run). Aggregator routing:
+  # webhooks given as clientConfig.service are dialled at an EndpointSlice
+  # address of the Service instead of its ClusterIP (buildServiceResolver in
+  # k8s.io/kubernetes cmd/kube-apiserver/app/server.go: NewEndpointServiceResolver;
+  # k8s.io/apiserver pkg/util/proxy/proxy.go ResolveEndpoint). The service range
+  # is only allocated from; nothing is routed to it.
+  "$bin/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$apiserver_port" \
+    --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+    --client-ca-file "$pki/ca.crt" \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+    --service-cluster-ip-range "$service_range" \
+    --authorization-mode RBAC \
+    --enable-aggregator-routing=true \
+    --cert-dir "$work/apiserver-certs" \
+    --profiling=false --v=1 \
+    >"$logs/kube-apiserver.log" 2>&1 &
+  pids[kube-apiserver]=$!
+  wait_until 120 "kube-apiserver /readyz" curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
+    "https://127.0.0.1:$apiserver_port/readyz" || { tail -20 "$logs/kube-apiserver.log" >&2; die "kube-apiserver did not become ready"; }
+}
+
+# ServiceAccount default in NS (no kube-controller-manager makes it), NS first.
+ensure_namespace() {
+  kc get namespace "$1" >/dev/null 2>&1 || kc create namespace "$1" >/dev/null
+  kc -n "$1" get serviceaccount default >/dev/null 2>&1 || kc -n "$1" create serviceaccount default >/dev/null
+}
+
+# ---------------------------------------------------------------- ray-webhook
+# Renders deploy/ as shipped, in a copy (the static-certs overlay writes its
+# generated/ folder beside itself): generate.sh runs certs/generate.sh and
+# writes the Secret and the caBundle patches of the throw-away CA.
+render_deploy() {
+  mkdir -p "$work/src"
+  cp -r "$repo/deploy" "$repo/certs" "$work/src/"
+  rm -rf "$work/src/deploy/overlays/static-certs/generated" "$work/src/certs/out"
+  bash "$work/src/deploy/overlays/static-certs/generate.sh" >"$logs/generate.log" 2>&1 || die "static-certs/generate.sh failed"
+  webhook_certs="$work/src/deploy/overlays/static-certs/generated/certs"
+  local o
+  for o in static-certs cert-manager; do
+    kc kustomize "$work/src/deploy/overlays/$o" >"$work/rendered-$o.yaml" 2>"$logs/kustomize-$o.log" \
+      || die "kubectl kustomize deploy/overlays/$o failed"
+  done
+  kc create --dry-run=client -o json -f "$work/rendered-static-certs.yaml" >"$work/rendered-static-certs.json" \
+    || die "the rendered static-certs overlay does not parse"
+}
+
+# The Deployment's container arguments and CLUSTER_DOMAIN, with --port and the
+# certificate folder replaced by this run's; the lookup gets the API server on
+# loopback, its CA and a token of deploy/'s ServiceAccount.
+start_ray_webhook() {
+  local deployment args=() a
+  deployment="$(jq -c '.items[] | select(.kind == "Deployment")' "$work/rendered-static-certs.json")"
+  while IFS= read -r a; do
+    case "$a" in --port=*|--port|--bind=*|--bind|--cert-dir=*|--tls-cert=*|--tls-key=*) continue ;; esac
+    args+=("$a")
+  done < <(jq -r '.spec.template.spec.containers[0].args[]' <<<"$deployment")
+  cluster_domain="$(jq -r '.spec.template.spec.containers[0].env[]? | select(.name == "CLUSTER_DOMAIN") | .value' <<<"$deployment")"
+  container_port="$(jq -r '.spec.template.spec.containers[0].ports[] | select(.name == "https") | .containerPort' <<<"$deployment")"
+  if "$ray_webhook" serve --help 2>&1 | grep -q -- '--probe-port'; then args+=(--probe-port 0); fi
+  CLUSTER_DOMAIN="$cluster_domain" "$ray_webhook" serve --cert-dir "$webhook_certs" \
+    --bind "$webhook_ip" --port "$webhook_port" "${args[@]}" \
+    --kube-api-server "https://127.0.0.1:$apiserver_port" --kube-ca-file "$pki/ca.crt" \
+    --kube-token-file "$work/ray-webhook.token" \
+    >>"$logs/ray-webhook.log" 2>&1 &
+  pids[ray-webhook]=$!
+  wait_until 30 "ray-webhook /readyz" curl -fsS --cacert "$webhook_certs/ca.crt" \
+    --resolve "ray-webhook.ray-webhook-system.svc:$webhook_port:$webhook_ip" \
+    "https://ray-webhook.ray-webhook-system.svc:$webhook_port/readyz" || die "ray-webhook did not become ready (logs/ray-webhook.log)"
+  log "ray-webhook serving on $webhook_ip:$webhook_port (args: ${args[*]})"
+}
+
+# What the endpoint controller would publish for a ready replica: the Service
+# ray-webhook's port "https" at ADDRESS:PORT.
+endpoint_slice() { # endpoint_slice PORT
+  kc apply -f - >/dev/null <<EOF
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: ray-webhook-e2e
+  namespace: ray-webhook-system
+  labels:
+    kubernetes.io/service-name: ray-webhook
+    endpointslice.kubernetes.io/managed-by: e2e.sh
+addressType: IPv4
+endpoints:
+- addresses: ["$webhook_ip"]
+  conditions: {ready: true}
+ports:
+- name: https
+  port: $1
+  protocol: TCP
+EOF
+}
+
+webhook_log_count() { grep -c -- "$1" "$logs/ray-webhook.log" 2>/dev/null || true; }
+
+# ---------------------------------------------------------------- KubeRay
+operator_dir() { module_dir "$e2e/$1" github.com/ray-project/kuberay/ray-operator; }
+
+install_crds() { # install_crds RELEASE
+  local dir
+  dir="$(operator_dir "$1")" || return 1
+  kc apply --server-side --force-conflicts -f "$dir/config/crd/bases/" >"$logs/crds-$1.log" 2>&1 || return 1
+  kc wait --for condition=established --timeout=60s -f "$dir/config/crd/bases/" >>"$logs/crds-$1.log" 2>&1
+}
+
+remove_crds() { # remove_crds RELEASE: its custom resources first (finalizers dropped: the operator is stopped)
+  local dir kind
+  dir="$(operator_dir "$1")" || return 1
+  for kind in rayclusters rayjobs rayservices raycronjobs; do
+    kc get "$kind.ray.io" -A -o name >/dev/null 2>&1 || continue
+    kc get "$kind.ray.io" -A -o json | jq -r '.items[] | "\(.metadata.namespace) \(.metadata.name)"' |
+      while read -r ns name; do
+        kc -n "$ns" patch "$kind.ray.io" "$name" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
+      done
+  done
+  kc delete --timeout=60s -f "$dir/config/crd/bases/" >>"$logs/crds-$1.log" 2>&1
+}
+
+start_operator() { # start_operator RELEASE
+  local metrics probe
+  metrics=$(free_port) && probe=$(free_port) || return 1
+  KUBECONFIG="$work/kubeconfig" "$bin/$1" --metrics-addr "127.0.0.1:$metrics" \
+    --health-probe-bind-address "127.0.0.1:$probe" --enable-leader-election=false \
+    >"$logs/operator-$1.log" 2>&1 &
+  pids[kuberay]=$!
+  wait_until 60 "operator $1 /readyz" curl -fsS "http://127.0.0.1:$probe/readyz" || {
+    tail -20 "$logs/operator-$1.log" >&2
+    return 1
+  }
+  log "operator $1 running (metrics 127.0.0.1:$metrics, probes 127.0.0.1:$probe)"
+}
+
+pods_of() { # pods_of NS CLUSTER NODE_TYPE: stored Pods as a JSON list
+  kc -n "$1" get pods -l "ray.io/cluster=$2,ray.io/node-type=$3" -o json
+}
+count_pods() { [ "$(pods_of "$1" "$2" "$3" | jq '.items | length')" -ge "$4" ]; }
+
+# env names that occur twice in one container or init container (empty: none)
+duplicate_env() { jq -r '.items[] | .metadata.name as $p | (.spec.containers + (.spec.initContainers // []))[]
+  | .name as $c | [.env[]?.name] | group_by(.) | map(select(length > 1) | .[0])[] | "\($p)/\($c): \(.)"'; }
+
+# ======================================================================== run
+service_range="10.200.128.0/20"
+service_ip="10.200.128.1"
+make_pki
+make_netns
+webhook_port=$(free_port) || die "no free port"
+start_etcd
+start_apiserver
+write_kubeconfig
+log "kube-apiserver ready on 127.0.0.1:$apiserver_port ($(kc version -o json 2>/dev/null | jq -r .serverVersion.gitVersion))"
+for ns in default kube-system; do ensure_namespace "$ns"; done
+
+# cert-manager's CRDs, for the dry run of the cert-manager overlay.
+certmanager_dir="$(module_dir "$e2e/crds" github.com/cert-manager/cert-manager)" || die "cert-manager module not found"
+kc create -f "$certmanager_dir/deploy/crds/" >"$logs/crds-cert-manager.log" 2>&1 \
+  && kc wait --for condition=established --timeout=60s crd/certificates.cert-manager.io crd/issuers.cert-manager.io >/dev/null \
+  || die "cert-manager CRDs did not install (logs/crds-cert-manager.log)"
+
+render_deploy
+
+# ---- 1. deploy/ on the real API server
+s1="1 deploy/ overlays pass apply --dry-run=server; Namespace, RBAC, Service, webhooks applied"
+s1_ok=1
+jq '{apiVersion: "v1", kind: "List", items: [.items[] | select(.kind == "Namespace")]}' "$work/rendered-static-certs.json" \
+  | kc apply -f - >"$logs/apply-namespace.log" 2>&1 || s1_ok=0
+for o in static-certs cert-manager; do
+  if ! kc apply --dry-run=server -f "$work/rendered-$o.yaml" >"$logs/dry-run-$o.log" 2>&1; then
+    s1_ok=0; s1_why="overlay $o: $(grep -v '^Warning' "$logs/dry-run-$o.log" | tail -3 | tr '\n' ' ')"
+  fi
+done
+# The real objects, but the webhook configurations only once the server runs.
+jq '{apiVersion: "v1", kind: "List", items: [.items[] | select(.kind == "ServiceAccount" or .kind == "ClusterRole"
+  or .kind == "ClusterRoleBinding" or .kind == "Service")]}' "$work/rendered-static-certs.json" \
+  | kc apply -f - >"$logs/apply-base.log" 2>&1 || { s1_ok=0; s1_why="apply: $(tail -2 "$logs/apply-base.log")"; }
+kc -n ray-webhook-system create token ray-webhook --duration=2h >"$work/ray-webhook.token" 2>"$logs/token.log" \
+  || die "kubectl create token ray-webhook failed"
+start_ray_webhook
+endpoint_slice "$webhook_port"
+jq '{apiVersion: "v1", kind: "List", items: [.items[] | select(.kind | test("WebhookConfiguration$"))]}' \
+  "$work/rendered-static-certs.json" | kc apply -f - >"$logs/apply-webhooks.log" 2>&1 \
+  || { s1_ok=0; s1_why="apply webhooks: $(tail -2 "$logs/apply-webhooks.log")"; }
+ca_b64="$(base64 -w0 <"$webhook_certs/ca.crt")"
+for k in mutatingwebhookconfiguration validatingwebhookconfiguration; do
+  got="$(kc get "$k" ray-webhook -o json 2>/dev/null | jq -r '[.webhooks[].clientConfig.caBundle] | unique | join(",")')"
+  [ "$got" = "$ca_b64" ] || { s1_ok=0; s1_why="$k ray-webhook: caBundle is not the throw-away CA"; }
+  svc="$(kc get "$k" ray-webhook -o json 2>/dev/null | jq -r '[.webhooks[].clientConfig.service.name] | unique | join(",")')"
+  [ "$svc" = "ray-webhook" ] || { s1_ok=0; s1_why="$k ray-webhook: clientConfig.service is $svc"; }
+done
+for o in namespace/ray-webhook-system clusterrole/ray-webhook clusterrolebinding/ray-webhook; do
+  kc get "$o" >/dev/null 2>&1 || { s1_ok=0; s1_why="$o not stored"; }
+done
+for o in serviceaccount/ray-webhook service/ray-webhook; do
+  kc -n ray-webhook-system get "$o" >/dev/null 2>&1 || { s1_ok=0; s1_why="$o not stored"; }
+done
+# The Service resolves through the EndpointSlice: a plain non-Ray Pod in a
+# namespace that opts in to validate-all-pods reaches the server (failurePolicy
+# Ignore there, so the server's log line is the proof).
+ensure_namespace e2e-plain
+kc label namespace e2e-plain ray-webhook.io/validate-all-pods=true --overwrite >/dev/null
+before=$(webhook_log_count 'path=/validate')
+kc -n e2e-plain run routed-probe --image=registry.k8s.io/pause:3.10 --restart=Never >/dev/null 2>&1
+sleep 1
+after=$(webhook_log_count 'path=/validate')
+[ "$after" -gt "$before" ] || { s1_ok=0; s1_why="a Pod in an opted-in namespace did not reach ray-webhook through the Service"; }
+kc label namespace e2e-plain ray-webhook.io/validate-all-pods- >/dev/null
+[ "$s1_ok" = 1 ] && pass "$s1" || fail "$s1" "${s1_why:-see logs/}"
+
+# ---- 3 and 4. KubeRay v0.3.0: bare service names; the shallow copy's second /dev/shm
+legacy=kuberay-v0.3.0
+if [ -x "$bin/$legacy" ] && install_crds "$legacy" && start_operator "$legacy"; then
+  ns=e2e-kuberay-0-3
+  ensure_namespace "$ns"
+  kc -n "$ns" apply -f - >"$logs/raycluster-legacy.log" 2>&1 <<'EOF'
+apiVersion: ray.io/v1alpha1
+kind: RayCluster
+metadata:
+  name: rc-legacy
+spec:
+  rayVersion: "1.13.0"
+  headGroupSpec:
+    serviceType: ClusterIP
+    rayStartParams: {dashboard-host: "0.0.0.0", block: "true"}
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray:1.13.0
+          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
+  workerGroupSpecs:
+  - groupName: small
+    replicas: 2
+    minReplicas: 0
+    maxReplicas: 4
+    rayStartParams: {block: "true"}
+    template:
+      spec:
+        initContainers:
+        - name: init-myservice
+          image: busybox:1.28
+          command: ["sh", "-c", "until nslookup $RAY_IP.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do sleep 2; done"]
+        containers:
+        - name: ray-worker
+          image: rayproject/ray:1.13.0
+          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
+EOF
+  wait_until 120 "two stored workers of rc-legacy" count_pods "$ns" rc-legacy worker 2
+  workers="$(pods_of "$ns" rc-legacy worker)"
+  svc=rc-legacy-head-svc
+  fqdn="$svc.$ns.svc.${cluster_domain:-cluster.local}"
+
+  s3="3 KubeRay v0.3.0 (for v0.4.0): stored workers carry FQ_RAY_IP, RAY_IP and an FQDN --address, Ray container and every init container"
+  bad="$(jq -r --arg f "$fqdn" --arg s "$svc" '
+    .items[] | .metadata.name as $p |
+    ((.spec.containers[0] | select(
+        ([.env[]? | select(.name == "FQ_RAY_IP" and .value == $f)] | length) != 1
+        or ([.env[]? | select(.name == "RAY_IP" and .value == $s)] | length) != 1
+        or ((.command + .args) | join(" ") | contains("--address=" + $f + ":") | not)) | "\($p)/\(.name)"),
+     (.spec.initContainers[]? | select(
+        ([.env[]? | select(.name == "FQ_RAY_IP" and .value == $f)] | length) != 1
+        or ([.env[]? | select(.name == "RAY_IP" and .value == $s)] | length) != 1) | "\($p)/init \(.name)"))' <<<"$workers")"
+  n="$(jq '.items | length' <<<"$workers")"
+  inits="$(jq '[.items[].spec.initContainers[]?] | length' <<<"$workers")"
+  if [ "$n" -ge 2 ] && [ "$inits" -ge 2 ] && [ -z "$bad" ]; then pass "$s3"; else fail "$s3" "workers=$n init=$inits missing on: $bad"; fi
+
+  s4="4 KubeRay v0.3.0: the second worker's two /dev/shm mounts are refused with ray-webhook's explanation (operator log)"
+  wait_until 30 "the refusal in the operator log" grep -q 'mounts \\*"/dev/shm\\*" 2 times' "$logs/operator-$legacy.log"
+  quote="$(grep -o 'admission webhook \\*"mutate.pods.ray-webhook.io\\*" denied the request: container [^.]*\.' \
+    "$logs/operator-$legacy.log" | head -1)"
+  shm_max="$(jq '[.items[] | .spec.containers[0].volumeMounts | map(select(.mountPath == "/dev/shm")) | length] | max' <<<"$workers")"
+  if [ -n "$quote" ] && [ "$shm_max" = 1 ] && ! grep -q 'must be unique' "$logs/operator-$legacy.log"; then
+    pass "$s4"
+    printf '     operator log (logs/operator-%s.log): %s\n' "$legacy" "$(sed 's/\\"/"/g' <<<"$quote")"
+  else
+    fail "$s4" "refusal not in the operator log (quote='$quote', most /dev/shm mounts in a stored worker: $shm_max)"
+  fi
+  stop_pid kuberay
+  remove_crds "$legacy"
+else
+  skip "3/4 KubeRay v0.3.0" "not built or did not start (tests/e2e/.bin/$legacy.build.log, logs/operator-$legacy.log)"
+fi
+skip "3 KubeRay v0.4.0" "the module proxy does not serve commit 7374e2cf6a0b (tests/e2e/README.md); v0.3.0 above has the same bare names"
+
+# ---- 2, 5, 6, 8: the current operator
+current="$(operator_releases | grep -v 'v0\.' | sort -V | tail -1)"
+cluster=rc-current
+ns=e2e-kuberay-current
+if [ -n "$current" ] && [ -x "$bin/$current" ] && install_crds "$current" && start_operator "$current"; then
+  ensure_namespace "$ns"
+  kc -n "$ns" apply -f - >"$logs/raycluster-current.log" 2>&1 <<EOF
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: $cluster
+spec:
+  rayVersion: "2.52.0"
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray:2.52.0
+          resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}
+  workerGroupSpecs:
+  - groupName: workers
+    replicas: 2
+    minReplicas: 0
+    maxReplicas: 4
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-worker
+          image: rayproject/ray:2.52.0
+          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
+EOF
+  wait_until 120 "head and two workers of $cluster" count_pods "$ns" "$cluster" worker 2
+  count_pods "$ns" "$cluster" head 1
+
+  s2="2 KubeRay $current: head stored as $cluster-head; workers stored as the operator built them (no patch, no duplicate env)"
+  heads="$(pods_of "$ns" "$cluster" head)"
+  workers="$(pods_of "$ns" "$cluster" worker)"
+  head_names="$(jq -r '[.items[].metadata.name] | join(",")' <<<"$heads")"
+  n="$(jq '.items | length' <<<"$workers")"
+  dups="$(duplicate_env <<<"$workers")"
+  # ray-webhook's own line for each worker review: no patch operation.
+  patched="$(grep 'path=/mutate' "$logs/ray-webhook.log" | grep "namespace=$ns " | grep "pod=$cluster-workers-worker-" | grep -vc ' patch_ops=0 ')"
+  reviewed="$(grep 'path=/mutate' "$logs/ray-webhook.log" | grep "namespace=$ns " | grep -c "pod=$cluster-workers-worker-")"
+  fqdn_ok="$(jq --arg f "$cluster-head-svc.$ns.svc.${cluster_domain:-cluster.local}" \
+    '[.items[].spec.containers[0].env[]? | select(.name == "FQ_RAY_IP" and .value == $f)] | length' <<<"$workers")"
+  if [ "$head_names" = "$cluster-head" ] && [ "$n" -ge 2 ] && [ -z "$dups" ] && [ "$patched" = 0 ] \
+    && [ "$reviewed" -ge 2 ] && [ "$fqdn_ok" -ge 2 ]; then
+    pass "$s2"
+  else
+    fail "$s2" "heads=[$head_names] workers=$n duplicate env=[$dups] worker reviews=$reviewed patched=$patched FQ_RAY_IP from the operator=$fqdn_ok"
+  fi
+
+  # ---- 5. a second head
+  copy() { # copy NAME|'' EXTRA_JQ: the stored head as a new object
+    jq --arg name "$1" '.items[0] | del(.status, .metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp,
+      .metadata.managedFields, .metadata.generateName, .metadata.name)
+      | if $name == "" then .metadata.generateName = "'"$cluster"'-head-" else .metadata.name = $name end | '"$2" <<<"$heads"
+  }
+  s5a="5a second head with generateName: 409 AlreadyExists from the API server (deterministic name)"
+  out="$(copy "" '.' | kc create -f - 2>&1)"
+  if grep -q 'AlreadyExists' <<<"$out" && grep -q "\"$cluster-head\" already exists" <<<"$out"; then pass "$s5a"; else fail "$s5a" "$out"; fi
+  printf '     kubectl: %s\n' "$out"
+
+  s5b="5b second head with another fixed name: refused by the head-name rule (shipped flags)"
+  out="$(copy "$cluster-head-copy" '.' | kc create -f - 2>&1)"
+  if grep -q 'admission webhook "validate.pods.ray-webhook.io" denied the request' <<<"$out" \
+    && ! kc -n "$ns" get pod "$cluster-head-copy" >/dev/null 2>&1; then pass "$s5b"; else fail "$s5b" "$out"; fi
+  printf '     kubectl: %s\n' "$(cut -c1-300 <<<"$out")"
+
+  # A head exempt from the name rule (Autoscaler v2 on Ray < 2.48) leaves the
+  # decision to the lookup, which lists the Pods with deploy/'s ServiceAccount token.
+  s5c="5c second head exempt from the name rule: refused by the second-head lookup (409, real ServiceAccount token)"
+  lookups_before=$(webhook_log_count 'head_lookup=yes')
+  out="$(copy "$cluster-head-v2" '.spec.containers[0].image = "rayproject/ray:2.46.0"
+    | .spec.containers[0].env += [{"name": "RAY_enable_autoscaler_v2", "value": "1"}]' | kc create -f - 2>&1)"
+  lookups_after=$(webhook_log_count 'head_lookup=yes')
+  if grep -q 'admission webhook "validate.pods.ray-webhook.io" denied the request' <<<"$out" \
+    && grep -q "$cluster-head" <<<"$out" && grep -q 'Conflict\|409' <<<"$out" \
+    && [ "$lookups_after" -gt "$lookups_before" ] && ! kc -n "$ns" get pod "$cluster-head-v2" >/dev/null 2>&1; then
+    pass "$s5c"
+  else
+    fail "$s5c" "$out (lookups logged: $lookups_before -> $lookups_after)"
+  fi
+  printf '     kubectl: %s\n' "$(cut -c1-300 <<<"$out")"
+
+  # ---- 6. dry run and duplicate env warnings
+  s6="6 kubectl create --dry-run=server of a Ray Pod: both webhooks called, nothing stored, duplicate env as Warning: lines"
+  m0=$(webhook_log_count 'pod=dry-run-worker '); 
+  out="$(kc -n "$ns" create --dry-run=server -f - 2>&1 <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: dry-run-worker
+  labels: {ray.io/node-type: worker, ray.io/cluster: $cluster, ray.io/group: workers}
+spec:
+  containers:
+  - name: ray-worker
+    image: rayproject/ray:2.52.0
+    command: ["/bin/bash", "-c", "--"]
+    args: ["ray start --address=$cluster-head-svc:6379 --block"]
+    env:
+    - {name: RAY_CLUSTER_NAME, value: $cluster}
+    - {name: RAY_CLUSTER_NAME, value: $cluster}
+EOF
+)"
+  rc=$?
+  m1=$(webhook_log_count 'pod=dry-run-worker ')
+  if [ $rc = 0 ] && grep -q '(server dry run)' <<<"$out" && grep -q '^Warning: .*RAY_CLUSTER_NAME' <<<"$out" \
+    && [ $((m1 - m0)) -ge 2 ] && ! kc -n "$ns" get pod dry-run-worker >/dev/null 2>&1; then
+    pass "$s6"
+  else
+    fail "$s6" "rc=$rc reviews=$((m1 - m0)) output: $out"
+  fi
+  grep '^Warning:' <<<"$out" | sed 's/^/     /'
+
+  # ---- 8. the request kube-apiserver sends
+  s8="8 the request kube-apiserver sends is recorded (method, path with ?timeout=, headers, TLS, ALPN)"
+  rec_port=$(free_port)
+  "$bin/recorder" -addr "$webhook_ip:$rec_port" -cert "$webhook_certs/tls.crt" -key "$webhook_certs/tls.key" \
+    -out "$work/requests.jsonl" -max 2 -timeout 40s >"$logs/recorder.log" 2>&1 &
+  pids[recorder]=$!
+  wait_until 10 "recorder listening" bash -c "ss -Htln 'sport = :$rec_port' | grep -q ."
+  endpoint_slice "$rec_port"
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    kc -n "$ns" create --dry-run=server -f - >/dev/null 2>&1 <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  generateName: $cluster-workers-worker-
+  labels: {ray.io/node-type: worker, ray.io/cluster: $cluster, ray.io/group: workers}
+spec:
+  containers: [{name: ray-worker, image: "rayproject/ray:2.52.0"}]
+EOF
+    [ -s "$work/requests.jsonl" ] && [ "$(wc -l <"$work/requests.jsonl")" -ge 2 ] && break
+    sleep 0.5
+  done
+  endpoint_slice "$webhook_port"
+  stop_pid recorder
+  if [ -s "$work/requests.jsonl" ] && jq -e 'select(.method == "POST" and (.request_uri | test("\\?timeout=[0-9]+s$")))' \
+    "$work/requests.jsonl" >/dev/null; then
+    pass "$s8"
+  else
+    fail "$s8" "no request recorded (logs/recorder.log)"
+  fi
+  jq -c . "$work/requests.jsonl" 2>/dev/null | sed 's/^/     /'
+  # Back on ray-webhook before the next scenario.
+  wait_until 15 "the webhook routed to ray-webhook again" bash -c "'$bin/kubectl' --kubeconfig '$work/kubeconfig' -n $ns \
+    create --dry-run=server -o name -f - <<<'{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"route-check\",\"labels\":{\"ray.io/node-type\":\"worker\",\"ray.io/cluster\":\"$cluster\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}' >/dev/null && grep -q 'pod=route-check ' '$logs/ray-webhook.log'"
+else
+  for s in "2 KubeRay current release" "5 second head" "6 dry run and warnings" "8 recorded request"; do
+    fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
+  done
+fi
+
+# ---- 7. ray-webhook stopped
+s7="7 ray-webhook stopped: a Ray Pod is refused (failurePolicy Fail); a non-Ray Pod and a Ray Pod in kube-system are created"
+stop_pid ray-webhook
+pod_json() { # pod_json NAME RAY(yes|no)
+  jq -n --arg n "$1" --arg ray "$2" '{apiVersion: "v1", kind: "Pod", metadata: {name: $n,
+    labels: (if $ray == "yes" then {"ray.io/node-type": "worker", "ray.io/cluster": "rc-down"} else {app: "plain"} end)},
+    spec: {containers: [{name: "c", image: "registry.k8s.io/pause:3.10"}]}}'
+}
+out_ray="$(pod_json down-ray-worker yes | kc -n e2e-plain create -f - 2>&1)"
+out_plain="$(pod_json down-plain no | kc -n e2e-plain create -f - 2>&1)"
+out_sys="$(pod_json down-system-ray-worker yes | kc -n kube-system create -f - 2>&1)"
+if grep -q 'failed calling webhook' <<<"$out_ray" && ! kc -n e2e-plain get pod down-ray-worker >/dev/null 2>&1 \
+  && kc -n e2e-plain get pod down-plain >/dev/null 2>&1 && kc -n kube-system get pod down-system-ray-worker >/dev/null 2>&1; then
+  pass "$s7"
+else
+  fail "$s7" "ray: $out_ray | plain: $out_plain | kube-system: $out_sys"
+fi
+printf '     kubectl: %s\n' "$(cut -c1-300 <<<"$out_ray")"
+
+if [ "$keep" = 1 ]; then
+  start_ray_webhook
+  cat >"$work/stop.sh" <<EOF
+#!/usr/bin/env bash
+# Stops what scripts/e2e.sh --keep left running.
+kill ${pids[*]} 2>/dev/null
+sleep 6
+kill -9 ${pids[*]} 2>/dev/null
+ip netns del $netns 2>/dev/null
+rm -rf "$work"
+EOF
+  chmod +x "$work/stop.sh"
+  echo "everything is still running:"
+  echo "  export KUBECONFIG=$work/kubeconfig"
+  echo "  kubectl: $bin/kubectl   logs: $logs/   stop: $work/stop.sh"
+fi
+
+for f in "${failures[@]}"; do log "failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
