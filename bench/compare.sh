@@ -100,7 +100,7 @@ done
 tls=(--bind 127.0.0.1 --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" --threads "$threads")
 for i in "${!bins[@]}"; do
   if ${is_webhook[$i]}; then
-    "${server_pin[@]}" "${bins[$i]}" serve --port "${ports[$i]}" "${tls[@]}" --log-level "${levels[$i]}" \
+    "${server_pin[@]}" "${bins[$i]}" serve --port "${ports[$i]}" --probe-port 0 "${tls[@]}" --log-level "${levels[$i]}" \
       >"$tmp/server-$i.log" 2>&1 &
   else
     "${server_pin[@]}" "${bins[$i]}" --port "${ports[$i]}" "${tls[@]}" --body "$answer" >"$tmp/server-$i.log" 2>&1 &

@@ -271,7 +271,7 @@ start_server ceiling "$port" "$tmp/ceiling.log" \
 level_port=$((port + 1))
 for level in $log_levels; do
   start_server "ray-webhook/$level" "$level_port" "$tmp/webhook-$level.log" \
-    "$webhook_bin" serve --bind 127.0.0.1 --port "$level_port" --tls-cert "$tmp/certs/tls.crt" \
+    "$webhook_bin" serve --bind 127.0.0.1 --port "$level_port" --probe-port 0 --tls-cert "$tmp/certs/tls.crt" \
     --tls-key "$tmp/certs/tls.key" --threads "$threads" --log-level "$level"
   level_port=$((level_port + 1))
 done

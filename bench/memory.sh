@@ -99,7 +99,7 @@ for kib in $sizes; do
   c="${1:-16}"
   [ $# -gt 1 ] && shift
   file="$(review_of "$kib")"
-  "${server_pin[@]}" "$webhook_bin" serve --bind 127.0.0.1 --port "$port" --tls-cert "$tmp/certs/tls.crt" \
+  "${server_pin[@]}" "$webhook_bin" serve --bind 127.0.0.1 --port "$port" --probe-port 0 --tls-cert "$tmp/certs/tls.crt" \
     --tls-key "$tmp/certs/tls.key" --log-level warn >"$tmp/server.log" 2>&1 &
   server=$!
   for _ in $(seq 100); do

@@ -138,7 +138,7 @@ measure() {
 
 port=18600
 for level in $log_levels; do
-  measure "ray-webhook/$level" "$port" "$build_dir/ray-webhook" serve --port "$port" "${tls[@]}" --log-level "$level"
+  measure "ray-webhook/$level" "$port" "$build_dir/ray-webhook" serve --port "$port" --probe-port 0 "${tls[@]}" --log-level "$level"
   port=$((port + 1))
 done
 measure ceiling "$port" "$build_dir/ceiling_server" --port "$port" "${tls[@]}" --body "$tmp/answer.json"

@@ -62,7 +62,7 @@ start_server() {
   local log="$1"; shift
   for _ in 1 2 3 4 5 6 7 8 9 10; do
     port=$((20000 + RANDOM % 20000))
-    "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/certs/tls.crt" \
+    "$server" serve --bind 127.0.0.1 --port "$port" --probe-port 0 --tls-cert "$work/certs/tls.crt" \
       --tls-key "$work/certs/tls.key" --log-level info --drain-delay 0s "$@" >"$log" 2>&1 &
     server_pid=$!
     for _ in $(seq 1 50); do
@@ -187,7 +187,7 @@ check "six keep-alive requests succeed on one connection (got: ok connects = $n)
 # cpp-httplib's own listen backlog is 5; the server raises it (ss shows it as Send-Q).
 backlog=$(ss -Hltn "sport = :$port" | awk '{print $3}' | head -n1)
 check "the listen backlog is raised above cpp-httplib's 5 (got ${backlog:-none})" [ "${backlog:-0}" -ge 128 ]
-timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
+timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --probe-port 0 --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
   >/dev/null 2>"$work/err"
 check "a second server on a busy port fails instead of sharing it (no SO_REUSEPORT)" [ $? -eq 1 ]
 check "the server logged one line per review" logged 'review path=/mutate uid=' "$work/server.log"
@@ -292,7 +292,7 @@ check "a bad flag says what is wrong" grep -q -- "--port must be a number" "$wor
 check "--version prints the version" grep -Eq '^ray-webhook [0-9]+\.[0-9]+\.[0-9]+$' "$work/out"
 "$server" --help | grep -q -- "--tls-cert"
 check "--help lists the flags" [ $? -eq 0 ]
-timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --tls-cert "$work/missing.crt" --tls-key "$work/missing.key" \
+timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --probe-port 0 --tls-cert "$work/missing.crt" --tls-key "$work/missing.key" \
   >/dev/null 2>"$work/err"
 check "an unloadable certificate exits 1" [ $? -eq 1 ]
 check "an unloadable certificate is named" grep -q "missing.crt" "$work/err"

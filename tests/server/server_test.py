@@ -56,7 +56,9 @@ class Server:
         self.port = free_port()
         self.log_path = os.path.join(workdir, f"server-{self.port}.log")
         certs = cert_flags or ["--tls-cert", f"{workdir}/certs/tls.crt", "--tls-key", f"{workdir}/certs/tls.key"]
-        cmd = [ARGS.server, "serve", "--bind", "127.0.0.1", "--port", str(self.port), *certs, *flags]
+        self.probe_port = free_port()
+        cmd = [ARGS.server, "serve", "--bind", "127.0.0.1", "--port", str(self.port),
+               "--probe-port", str(self.probe_port), *certs, *flags]
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
         self.ca = f"{workdir}/certs/ca.crt"
