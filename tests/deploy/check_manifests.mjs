@@ -6,7 +6,9 @@
 //   - every webhook calls that Service, on the server's routes (/mutate, /validate);
 //   - selectors: never kube-system or the webhook's own namespace, only Ray Pods
 //     unless a namespace opts in, and no Pod reviewed twice;
-//   - probes hit /readyz and /healthz on the container port over HTTPS;
+//   - probes hit /readyz and /healthz over plain HTTP on the container port
+//     that is the server's --probe-port (the webhook port may require client
+//     certificates, which the kubelet does not present);
 //   - terminationGracePeriodSeconds covers --drain-delay + --shutdown-grace;
 //   - the serving certificate: mounted where the image's --cert-dir points, its
 //     DNS names are the Service's, and the caBundle (cert-manager's injection or
@@ -24,6 +26,7 @@ const ROUTES = { mutating: "/mutate", validating: "/validate" };
 const READY_PATH = "/readyz";
 const LIVE_PATH = "/healthz";
 const DEFAULT_PORT = 8443;
+const DEFAULT_PROBE_PORT = 8081;
 const DEFAULT_DRAIN_MS = 5000;
 const DEFAULT_GRACE_MS = 30000;
 const MODES = ["enforce", "warn", "off"];
@@ -40,7 +43,7 @@ const DURATION_FLAGS = ["--drain-delay", "--shutdown-grace", "--kube-api-timeout
   "--request-timeout", "--cert-reload-interval"];
 const KNOWN_FLAGS = new Set([...Object.keys(FLAG_VALUES), ...DURATION_FLAGS, "--bind", "--port",
   "--tls-cert", "--tls-key", "--cert-dir", "--client-ca", "--cluster-domain", "--threads",
-  "--max-connections", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--busy-poll"]);
+  "--max-connections", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--busy-poll", "--probe-port"]);
 // Fields of admissionregistration.k8s.io/v1 webhooks. The schema validator
 // accepts unknown fields, and a misspelt one is silently dropped by the API
 // server (an `objectSelectors:` would match every Pod).
@@ -240,9 +243,11 @@ for (const file of files) {
   for (const [kind, want] of [["readinessProbe", READY_PATH], ["livenessProbe", LIVE_PATH]]) {
     const probe = container[kind]?.httpGet;
     check(probe?.path === want, `${kind} GETs ${want}`, `path ${probe?.path}`);
-    check(probe?.scheme === "HTTPS", `${kind} uses HTTPS`, `scheme ${probe?.scheme}`);
-    check(resolvePort(container, probe?.port)?.containerPort === serverPort,
-      `${kind} port ${probe?.port} is the container port ${serverPort}`);
+    const probePort = Number(flag("--probe-port") ?? DEFAULT_PROBE_PORT);
+    check(probePort !== 0, "the server serves its probe port (--probe-port is not 0)");
+    check(probe?.scheme === "HTTP", `${kind} uses plain HTTP`, `scheme ${probe?.scheme}`);
+    check(resolvePort(container, probe?.port)?.containerPort === probePort,
+      `${kind} port ${probe?.port} is the container port of --probe-port ${probePort}`);
   }
 
   // Graceful shutdown.

@@ -93,6 +93,7 @@ port_in_pod=""
 for a in "${args[@]}"; do
   case "$a" in
     --port=*) port_in_pod="${a#--port=}" ;;
+    --probe-port=*) ;;
     --bind=*) ;;
     *) command+=("$a") ;;
   esac
@@ -110,12 +111,14 @@ while IFS=$'\t' read -r name value; do env_args+=("$name=$value"); done \
 start_server() {
   for _ in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 20000))
-    env -i PATH="$PATH" "${env_args[@]}" "${run_as[@]}" "${command[@]}" --port="$port" --bind=127.0.0.1 \
+    probe_port=$((port + 1))
+    env -i PATH="$PATH" "${env_args[@]}" "${run_as[@]}" "${command[@]}" --port="$port" --probe-port="$probe_port" \
+      --bind=127.0.0.1 \
       >"$work/server.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 100); do
       kill -0 "$pid" 2>/dev/null || break
-      [ "$(status_of "$ready_path")" = 200 ] && return 0
+      [ "$(probe_of "$ready_path")" = 200 ] && return 0
       sleep 0.1
     done
     kill -KILL "$pid" 2>/dev/null
@@ -132,15 +135,20 @@ status_of() {
     --resolve "$host:$port:127.0.0.1" "https://$host:$port$1" "${@:2}"
 }
 
-echo "# ${env_args[*]} ${run_as[*]} ${command[*]} --port=PORT --bind=127.0.0.1"
+# The kubelet's probes: plain HTTP on the probe port, no certificate.
+probe_of() {
+  curl -s -o "$work/body" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$probe_port$1"
+}
+
+echo "# ${env_args[*]} ${run_as[*]} ${command[*]} --port=PORT --probe-port=PORT+1 --bind=127.0.0.1"
 if start_server; then
   pass "the server starts with the Pod's command line and answers $ready_path, trusted through the caBundle for $host"
 else
   fail "the server did not become ready: $(tail -5 "$work/server.log")"
   finish
 fi
-code="$(status_of "$live_path")"
-if [ "$code" = 200 ]; then pass "liveness probe $live_path answers 200"; else fail "liveness probe $live_path answered $code"; fi
+code="$(probe_of "$live_path")"
+if [ "$code" = 200 ]; then pass "liveness probe $live_path answers 200 on the probe port"; else fail "liveness probe $live_path answered $code"; fi
 if curl -s -o /dev/null --max-time 5 --cacert "$work/cabundle.pem" --resolve "other.example.svc:$port:127.0.0.1" \
   "https://other.example.svc:$port$ready_path"; then
   fail "the serving certificate is also accepted for another name"
@@ -167,7 +175,7 @@ start=$(date +%s%N)
 kill -TERM "$pid"
 went_unready=""
 for _ in $(seq 1 40); do
-  code="$(status_of "$ready_path")"
+  code="$(probe_of "$ready_path")"
   if [ "$code" = 503 ]; then went_unready=yes; break; fi
   sleep 0.05
 done
