@@ -338,12 +338,14 @@ struct EventLoop {
         if (errno == EMFILE || errno == ENFILE) PauseListeners();
         return;
       }
-      if (impl.connections.load() >= o.max_connections && !ShedOldestIdle()) {
+      // The slot is taken before the check, so two loops never both take the last one.
+      if (impl.connections.fetch_add(1) >= o.max_connections && !ShedOldestIdle()) {
+        impl.connections.fetch_sub(1);
         impl.refused.fetch_add(1, std::memory_order_relaxed);
         ::close(fd);
         continue;
       }
-      Adopt(l, fd, addr);
+      if (!Adopt(l, fd, addr)) impl.connections.fetch_sub(1);
     }
   }
 
@@ -367,7 +369,8 @@ struct EventLoop {
     }
   }
 
-  void Adopt(Listener* l, int fd, const sockaddr_storage& peer) {
+  // Serves fd from now on, in the slot Accept took; false when it could not (fd closed).
+  bool Adopt(Listener* l, int fd, const sockaddr_storage& peer) {
     int yes = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     auto* c = new Connection();
@@ -386,7 +389,7 @@ struct EventLoop {
         SSL_free(c->ssl);
         ::close(fd);
         delete c;
-        return;
+        return false;
       }
       SSL_set_accept_state(c->ssl);
       c->phase = Connection::Phase::kHandshake;
@@ -399,11 +402,11 @@ struct EventLoop {
       SSL_free(c->ssl);
       ::close(fd);
       delete c;
-      return;
+      return false;
     }
     c->index = conns.size();
     conns.push_back(c);
-    impl.connections.fetch_add(1);
+    return true;
   }
 
   // Nothing the peer sent is waiting: neither in the buffer, in OpenSSL, nor in the socket.

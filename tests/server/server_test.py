@@ -4,7 +4,10 @@
 Each case starts `ray-webhook serve` with a throw-away certificate on a free
 loopback port, drives it with Python's ssl module, and stops it. Cases:
 cert_rotation, cert_rejected, sigterm_drain, idle_connections, slowloris,
-limits, metrics, client_ca, tls_versions.
+limits, metrics, client_ca, tls_versions, and the edge under attack:
+hostile_requests, no_compression, stalled_clients, file_limit, pipelining,
+expect_continue, shutdown_under_load, probes_with_mtls, lookup_deadline,
+ipv6_api, cert_key_type.
 
   server_test.py --server BIN --certs GENERATE_SH --fixtures DIR CASE
 
@@ -51,7 +54,7 @@ def free_port():
 class Server:
     """ray-webhook serve on a free port; stderr goes to a log file."""
 
-    def __init__(self, workdir, *flags, cert_flags=None, client_cert=None):
+    def __init__(self, workdir, *flags, cert_flags=None, client_cert=None, preexec=None):
         self.client_cert = client_cert  # (cert, key) every connection presents, if set
         self.port = free_port()
         self.log_path = os.path.join(workdir, f"server-{self.port}.log")
@@ -60,7 +63,7 @@ class Server:
         cmd = [ARGS.server, "serve", "--bind", "127.0.0.1", "--port", str(self.port),
                "--probe-port", str(self.probe_port), *certs, *flags]
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, preexec_fn=preexec)
         self.ca = f"{workdir}/certs/ca.crt"
         deadline = time.time() + 10
         while time.time() < deadline:
@@ -608,8 +611,483 @@ def case_large_reviews(work):
         server.stop()
 
 
-CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
+
+
+# ---- the edge under attack ----
+
+def peak_rss_mb(server):
+    """The server's peak resident set (VmHWM) in MB."""
+    with open(f"/proc/{server.proc.pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def review_ok(server):
+    try:
+        status, _, body = server.post("/mutate", fixture("kuberay-0.4-worker.json"))
+        return status == 200 and b'"allowed":true' in body
+    except OSError:
+        return False
+
+
+def hostile(server, kind, volume):
+    """Sends one hostile request of `kind` on a fresh connection, up to `volume` bytes, as fast as the
+    server takes them; returns the status the server answered with, or None when it only closed."""
+    head = {
+        "chunked": b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   b"Transfer-Encoding: chunked\r\n\r\n",
+        "no-length": b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n",
+        "long-line": b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: ",
+        "many-lines": b"GET /healthz HTTP/1.1\r\nHost: x\r\n",
+    }[kind]
+    piece = {"chunked": b"10000\r\n" + b"a" * 0x10000 + b"\r\n", "no-length": b"a" * 65536,
+             "long-line": b"a" * 65536, "many-lines": b"X-A: b\r\n" * 8192}[kind]
+    s = server.connect(timeout=10)
+    sent = 0
+    try:
+        s.sendall(head)
+        while sent < volume:
+            s.sendall(piece)
+            sent += len(piece)
+    except (OSError, ssl.SSLError):
+        pass
+    try:
+        s.settimeout(5)
+        status, _, _ = read_response(s)
+        return status
+    except (OSError, ssl.SSLError, ValueError, IndexError):
+        return None
+    finally:
+        s.close()
+
+
+def case_hostile_requests(work):
+    server = Server(work)
+    try:
+        want = {"chunked": 411, "no-length": 411, "long-line": 431, "many-lines": 431}
+        volume = {"chunked": 300 << 20, "no-length": 300 << 20, "long-line": 200 << 20, "many-lines": 16 << 20}
+        for kind in want:
+            status = hostile(server, kind, volume[kind])
+            check(status in (want[kind], None), f"{kind}: answered {want[kind]} or closed (got {status})")
+            check(status is not None, f"{kind}: the refusal reached the client before the close (got {status})")
+            rss = peak_rss_mb(server)
+            check(rss < 64, f"{kind}: peak RSS {rss:.1f} MB stays under 64 MB")
+            check(review_ok(server), f"{kind}: the next review is answered")
+        # 64 at once, 16 of each kind, each sending up to 32 MiB.
+        threads = [threading.Thread(target=hostile, args=(server, kind, 32 << 20)) for kind in want for _ in range(16)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        check(review_ok(server), "a review is answered while 64 hostile requests run")
+        for t in threads:
+            t.join(timeout=60)
+        rss = peak_rss_mb(server)
+        check(rss < 64, f"64 hostile requests at once: peak RSS {rss:.1f} MB stays under 64 MB")
+        check(review_ok(server), "64 hostile requests at once: the next review is answered")
+        # A declared length over the limit is refused before any of the body is read.
+        with server.connect() as s:
+            s.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 8000000\r\n\r\n")
+            status, headers, _ = read_response(s)
+            check(status == 413 and headers.get("connection") == "close", f"8 MB announced: 413 and close ({status})")
+            check(closed_by_server(s), "and the connection is closed")
+        with server.connect() as s:
+            s.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Encoding: gzip\r\nContent-Length: 10\r\n\r\n0123456789")
+            check(read_response(s)[0] == 415, "Content-Encoding on a request is 415")
+        check(server.proc.poll() is None, "the server is still running")
+    finally:
+        server.stop()
+
+
+def case_no_compression(work):
+    server = Server(work)
+    try:
+        gzip_please = {"Accept-Encoding": "gzip, deflate, br"}
+        status, headers, body = server.post("/mutate", fixture("kuberay-0.4-worker.json"), headers=gzip_please)
+        check(status == 200 and "content-encoding" not in headers and body.startswith(b"{"),
+              f"a review's answer is not compressed (got {status}, {headers.get('content-encoding')})")
+        status, headers, body = server.post("/mutate", b"not json", headers=gzip_please)
+        check(status == 400 and "content-encoding" not in headers and body.startswith(b"{"),
+              "an error's answer is not compressed")
+        with server.connect() as s:
+            status, headers, body = server.request(s, "GET", "/metrics", headers=gzip_please)
+        check(status == 200 and "content-encoding" not in headers and body.startswith(b"#"),
+              "/metrics is not compressed")
+    finally:
+        server.stop()
+
+
+def p99_ms(samples):
+    ordered = sorted(samples)
+    return ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000
+
+
+def fresh_reviews(server, n):
+    """n reviews, each on a new TLS connection; their times in seconds."""
+    body = fixture("kuberay-0.4-worker.json")
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        status, _, _ = server.post("/mutate", body)
+        times.append(time.perf_counter() - t0)
+        if status != 200:
+            times[-1] = float("inf")
+    return times
+
+
+def case_stalled_clients(work):
+    server = Server(work, "--max-connections", "4096", "--request-timeout", "3s")
+    held = []
+    try:
+        # 1,000 stalled inside a handshake: 5 bytes of a ClientHello.
+        for _ in range(1000):
+            raw = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            raw.sendall(b"\x16\x03\x01\x02\x00")
+            held.append(raw)
+        # 1,000 stalled inside a request: the head, then half the body.
+        for _ in range(1000):
+            s = server.connect()
+            s.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 100\r\n\r\n{\"half\":")
+            held.append(s)
+        times = fresh_reviews(server, 100)
+        p99 = p99_ms(times)
+        print(f"stalled_clients: review p50 {sorted(times)[50] * 1000:.2f} ms, p99 {p99:.2f} ms with 2,000 stalled")
+        check(p99 < 50, f"with 2,000 stalled connections a fresh review's p99 is under 50 ms (got {p99:.1f} ms)")
+        time.sleep(4)
+        with server.connect() as s:
+            text = server.request(s, "GET", "/metrics")[2].decode()
+        cut = metric(text, "ray_webhook_connections_cut_total") or 0
+        check(cut >= 2000, f"--request-timeout cut the stalled handshakes and requests ({cut:.0f} of 2000)")
+        check(closed_by_server(held[0], 1) and closed_by_server(held[-1], 1), "and they are closed")
+    finally:
+        for h in held:
+            h.close()
+        server.stop()
+
+
+def case_file_limit(work):
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard < 8192:
+        check(False, f"this machine's hard open-file limit {hard} is too low for the test")
+        return
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
+    soft_1024 = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))  # noqa: E731
+    server = Server(work, preexec=soft_1024)
+    silent = []
+    try:
+        with open(f"/proc/{server.proc.pid}/limits") as f:
+            line = next(l for l in f if l.startswith("Max open files"))
+        check(int(line.split()[3]) == hard, f"the soft open-file limit is raised to the hard one ({line.strip()})")
+        for _ in range(3000):
+            silent.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+        time.sleep(0.5)
+        t0 = time.time()
+        ok = review_ok(server)
+        took = time.time() - t0
+        check(ok and took < 1, f"with 3,000 silent connections a fresh review is answered within 1 s ({took:.2f} s)")
+        shed = opened = 0
+        for _ in range(40):  # the metrics are exported every 250 ms
+            with server.connect() as s:
+                text = server.request(s, "GET", "/metrics")[2].decode()
+            shed = metric(text, "ray_webhook_connections_shed_total") or 0
+            opened = metric(text, "ray_webhook_connections_open") or 0
+            if shed >= 952:
+                break
+            time.sleep(0.25)
+        check(shed >= 952, f"connections beyond --max-connections closed the oldest idle ones ({shed:.0f} of 952)")
+        check(opened <= 2048, f"at most --max-connections are open ({opened:.0f})")
+    finally:
+        for s in silent:
+            s.close()
+        server.stop()
+
+
+def case_pipelining(work):
+    server = Server(work)
+    body = fixture("kuberay-0.4-worker.json")
+    stop = threading.Event()
+    answered = [0]
+
+    def flood():
+        s = server.connect(timeout=10)
+        head = (f"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        batch = (head + body) * 64
+
+        def drain():
+            try:
+                while not stop.is_set():
+                    if not s.recv(1 << 20):
+                        return
+                    answered[0] += 1
+            except OSError:
+                pass
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        try:
+            while not stop.is_set():
+                s.sendall(batch)
+        except OSError:
+            pass
+        s.close()
+
+    flooder = threading.Thread(target=flood, daemon=True)
+    try:
+        flooder.start()
+        time.sleep(0.5)
+        times = []
+        with server.connect() as s:
+            for _ in range(200):
+                t0 = time.perf_counter()
+                status, _, _ = server.request(s, "POST", "/mutate", body)
+                times.append(time.perf_counter() - t0 if status == 200 else float("inf"))
+        p99 = p99_ms(times)
+        print(f"pipelining: another client's review p50 {sorted(times)[100] * 1000:.2f} ms, p99 {p99:.2f} ms")
+        check(answered[0] > 0, "the pipelining client is served too")
+        check(p99 < 10, f"a client pipelining without pause delays another's review by a few ms at most (p99 {p99:.1f} ms)")
+    finally:
+        stop.set()
+        flooder.join(timeout=10)
+        server.stop()
+
+
+def case_expect_continue(work):
+    server = Server(work)
+    body = fixture("kuberay-0.4-worker.json")
+    try:
+        with server.connect() as s:
+            s.sendall((f"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n").encode())
+            s.settimeout(5)
+            first = s.recv(100)
+            check(first == b"HTTP/1.1 100 Continue\r\n\r\n", f"100 Continue for a request that passes ({first!r})")
+            s.sendall(body)
+            check(read_response(s)[0] == 200, "then the review's answer")
+        with server.connect() as s:
+            smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            s.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\n"
+                      + f"Content-Length: {len(smuggled)}\r\n\r\n".encode())
+            status, headers, _ = read_response(s)
+            check(status == 415 and headers.get("connection") == "close", f"a refused request gets no 100 ({status})")
+            try:
+                s.sendall(smuggled)  # its body, sent anyway, must never be answered as a request
+                rest = s.recv(4096)
+            except (OSError, ssl.SSLError):
+                rest = b""
+            check(rest == b"", f"nothing inside the body is answered ({rest[:40]!r})")
+    finally:
+        server.stop()
+
+
+def case_shutdown_under_load(work):
+    server = Server(work, "--drain-delay", "1s", "--shutdown-grace", "10s")
+    body = fixture("kuberay-0.4-worker.json")
+    head = (f"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    sigterm_at = [None]
+    stats = {"sent": 0, "answered": 0, "lost": 0, "kept_alive_after": 0, "refused": 0}
+    lock = threading.Lock()
+
+    def client():
+        s = None
+        while True:
+            try:
+                if s is None:
+                    s = server.connect()
+            except OSError:
+                with lock:
+                    stats["refused"] += 1  # nothing was sent: the listener is gone
+                return
+            sent_at = time.time()
+            try:
+                s.sendall(head + body)
+            except OSError:
+                with lock:
+                    stats["lost"] += 1
+                return
+            with lock:
+                stats["sent"] += 1
+            try:
+                status, headers, _ = read_response(s)
+            except (OSError, ConnectionError, ValueError):
+                with lock:
+                    stats["lost"] += 1  # written and never answered: a failed Pod creation
+                return
+            with lock:
+                stats["answered"] += status == 200
+                if sigterm_at[0] and sent_at > sigterm_at[0] + 0.05 and headers.get("connection") != "close":
+                    stats["kept_alive_after"] += 1
+            if headers.get("connection") == "close":
+                s.close()
+                s = None
+
+    clients = [threading.Thread(target=client, daemon=True) for _ in range(8)]
+    for c in clients:
+        c.start()
+    time.sleep(1)
+    sigterm_at[0] = time.time()
+    server.proc.send_signal(signal.SIGTERM)
+    code = server.proc.wait(timeout=20)
+    for c in clients:
+        c.join(timeout=10)
+    print(f"shutdown_under_load: {stats}")
+    check(stats["sent"] > 100, f"the clients sent at full speed ({stats['sent']} requests)")
+    check(stats["lost"] == 0, f"no request was lost across SIGTERM ({stats['lost']} lost)")
+    check(stats["answered"] == stats["sent"], "every request sent was answered 200")
+    check(stats["kept_alive_after"] == 0, f"after SIGTERM every answer carries Connection: close "
+          f"({stats['kept_alive_after']} did not)")
+    check(code == 0, f"the process exits 0 (got {code})")
+    server.log.close()
+
+
+def case_probes_with_mtls(work):
+    c = os.path.join(work, "certs")
+    client = sign_with_ca(work, "client", "kube-apiserver", "extendedKeyUsage=clientAuth\n")
+    server = Server(work, "--client-ca", f"{c}/ca.crt", client_cert=(f"{client}/tls.crt", f"{client}/tls.key"))
+    try:
+        def plain(path, method="GET"):
+            with socket.create_connection(("127.0.0.1", server.probe_port), timeout=5) as s:
+                s.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+                return read_response(s)[0]
+        check(plain("/healthz") == 200, "the probe port serves /healthz over plain HTTP, no certificate")
+        check(plain("/readyz") == 200, "and /readyz")
+        check(plain("/metrics") == 404 and plain("/mutate", "POST") in (404, 411),
+              "and nothing else: no reviews, no metrics")
+        refused = False
+        try:
+            server.post("/mutate", fixture("kuberay-0.4-worker.json"), ctx=ssl.create_default_context(cafile=server.ca))
+        except (ssl.SSLError, ConnectionError, OSError):
+            refused = True
+        check(refused, "the webhook port still requires a client certificate")
+        ctx = server.context(maximum_version=ssl.TLSVersion.TLSv1_2)
+        with server.connect(ctx) as s:
+            server.request(s, "GET", "/healthz")
+            session = s.session
+        raw = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        with ctx.wrap_socket(raw, server_hostname="localhost", session=session) as s:
+            check(s.session_reused, "a TLS 1.2 session is resumed with --client-ca (session id context set)")
+    finally:
+        server.stop()
+
+
+def start_mock(work, *extra):
+    port = free_port()
+    out = open(os.path.join(work, f"mock-{port}.out"), "w")
+    proc = subprocess.Popen([ARGS.mock_kube_api, "--port", str(port), "--tls-cert", f"{work}/certs/tls.crt",
+                             "--tls-key", f"{work}/certs/tls.key", "--token", "mock-token",
+                             "--pods", os.path.join(ARGS.fixtures, "kube-api", "pods.json"), *extra],
+                            stdout=out, stderr=out)
+    deadline = time.time() + 10
+    while time.time() < deadline and "listening" not in open(out.name).read():
+        time.sleep(0.05)
+    return proc, port
+
+
+def head_review(cluster):
+    review = json.loads(fixture("head-already-named.json"))
+    review["request"]["uid"] = f"lookup-{cluster}"
+    review["request"]["name"] = review["request"]["object"]["metadata"]["name"] = f"{cluster}-head"
+    review["request"]["object"]["metadata"]["labels"]["ray.io/cluster"] = cluster
+    return json.dumps(review).encode()
+
+
+def case_lookup_deadline(work):
+    token = os.path.join(work, "token")
+    with open(token, "w") as f:
+        f.write("mock-token")
+    mock, port = start_mock(work)
+    server = Server(work, "--kube-api-server", f"https://127.0.0.1:{port}", "--kube-ca-file",
+                    f"{work}/certs/ca.crt", "--kube-token-file", token, "--kube-api-timeout", "20s")
+    try:
+        status, _, body = server.post("/validate", head_review("live-head"))
+        check(status == 200 and json.loads(body)["response"]["allowed"] is False, "the lookup reaches the mock API")
+        # The API answers one byte every 250 ms: no read ever waits long, the call never ends.
+        t0 = time.time()
+        status, _, body = server.post("/validate?timeout=2s", head_review("trickle-head"))
+        took = time.time() - t0
+        answer = json.loads(body)["response"] if status == 200 else {}
+        check(took < 2, f"a trickling API cannot hold a review past kube-apiserver's ?timeout=2s ({took:.2f} s)")
+        check(took > 1.2, f"the lookup had the time the API server gives it ({took:.2f} s)")
+        check(answer.get("allowed") is True and answer.get("warnings"),
+              f"when the deadline passes, --head-lookup-failure (allow) decides, with a warning ({answer})")
+    finally:
+        server.stop()
+        mock.terminate()
+        mock.wait(timeout=10)
+
+
+def case_ipv6_api(work):
+    token = os.path.join(work, "token")
+    with open(token, "w") as f:
+        f.write("mock-token")
+    mock, port = start_mock(work, "--bind", "::1")
+    server = Server(work, "--kube-api-server", f"https://[::1]:{port}", "--kube-ca-file",
+                    f"{work}/certs/ca.crt", "--kube-token-file", token)
+    try:
+        status, _, body = server.post("/validate", head_review("live-head"))
+        answer = json.loads(body)["response"] if status == 200 else {}
+        check(answer.get("allowed") is False and answer.get("status", {}).get("code") == 409,
+              f"--kube-api-server https://[::1]:PORT reaches the API: a second head is denied ({answer})")
+    finally:
+        server.stop()
+        mock.terminate()
+        mock.wait(timeout=10)
+
+
+def rsa_leaf(workdir, name):
+    out = os.path.join(workdir, name)
+    os.makedirs(out)
+    c = os.path.join(workdir, "certs")
+    subprocess.run(["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{out}/tls.key",
+                    "-subj", "/CN=rsa", "-out", f"{out}/tls.csr"], check=True, stderr=subprocess.DEVNULL)
+    with open(f"{out}/ext", "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+    subprocess.run(["openssl", "x509", "-req", "-in", f"{out}/tls.csr", "-CA", f"{c}/ca.crt", "-CAkey", f"{c}/ca.key",
+                    "-CAcreateserial", "-days", "2", "-extfile", f"{out}/ext", "-out", f"{out}/tls.crt"],
+                   check=True, stderr=subprocess.DEVNULL)
+    return out
+
+
+def case_cert_key_type(work):
+    volume = os.path.join(work, "volume")
+    os.makedirs(volume)
+    secret_volume_write(volume, os.path.join(work, "certs"))
+    server = Server(work, "--cert-reload-interval", "100ms", cert_flags=["--cert-dir", volume])
+    try:
+        def served_key_types():
+            """The key type served to a client that prefers ECDSA, and to one that takes RSA only."""
+            types = []
+            for sigalgs in ("ECDSA+SHA256:RSA-PSS+SHA256:RSA+SHA256", "RSA-PSS+SHA256:RSA+SHA256"):
+                ctx = server.context(maximum_version=ssl.TLSVersion.TLSv1_2)
+                ctx.set_ciphers("ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256")
+                if "ECDSA" not in sigalgs:
+                    ctx.set_ciphers("ECDHE-RSA-AES128-GCM-SHA256")
+                try:
+                    with server.connect(ctx) as s:
+                        der = s.getpeercert(binary_form=True)
+                    text = subprocess.run(["openssl", "x509", "-inform", "DER", "-noout", "-text"], input=der,
+                                          capture_output=True, check=True).stdout.decode()
+                    types.append("rsa" if "rsaEncryption" in text else "ec")
+                except (ssl.SSLError, OSError):
+                    types.append("none")
+            return types
+        check(served_key_types() == ["ec", "none"], f"an ECDSA pair is served alone ({served_key_types()})")
+        secret_volume_write(volume, rsa_leaf(work, "rsa"))
+        time.sleep(1)
+        got = served_key_types()
+        check(got == ["rsa", "rsa"], f"after a reload to RSA only the RSA pair is served ({got})")
+        secret_volume_write(volume, new_leaf(work, "ec-again"))
+        time.sleep(1)
+        got = served_key_types()
+        check(got == ["ec", "none"], f"after a reload back to ECDSA only the new ECDSA pair is served ({got})")
+    finally:
+        server.stop()
 
 def main():
     global ARGS
@@ -617,12 +1095,14 @@ def main():
     parser.add_argument("--server", required=True)
     parser.add_argument("--certs", required=True)
     parser.add_argument("--fixtures", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--mock-kube-api")
+    cases = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+    parser.add_argument("case", choices=sorted(cases))
     ARGS = parser.parse_args()
     work = tempfile.mkdtemp(prefix="ray-webhook-test-")
     try:
         make_certs(os.path.join(work, "certs"))
-        CASES[ARGS.case](work)
+        cases[ARGS.case](work)
     except Exception as e:  # noqa: BLE001 - report, never hang
         check(False, f"{ARGS.case} raised {e!r}")
     finally:

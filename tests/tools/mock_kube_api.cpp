@@ -1,9 +1,9 @@
 // mock-kube-api: a stand-in for kube-apiserver's pods list, for tests of
 // KubeApiClient.
 //
-//   mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN --pods FILE [--log FILE]
+//   mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN --pods FILE [--log FILE] [--bind ADDR]
 //
-// Serves HTTPS on 127.0.0.1:N and prints "listening" on stdout once the port is
+// Serves HTTPS on ADDR:N (127.0.0.1 unless --bind says otherwise, e.g. ::1) and prints "listening" on stdout once the port is
 // bound. One route, GET /api/v1/namespaces/NS/pods, answered like kube-apiserver:
 //   - "Authorization: Bearer TOKEN" must match exactly, else 401 Unauthorized;
 //   - labelSelector must be exactly "ray.io/cluster=C,ray.io/node-type=head",
@@ -12,6 +12,8 @@
 //       {"items": [...]}    200 with a PodList holding those items
 //       {"status": CODE}    CODE with a metav1.Status body ("message" overrides its text)
 //       {"hang_ms": N}      sleep N ms first, then as above (an empty PodList by default)
+//       {"trickle_ms": N}   a 200 PodList sent one byte every N ms (chunked), so
+//                           that no single read ever waits long
 //       no entry            200 with an empty PodList
 // Any other path is 404. Each request appends one line to the --log FILE:
 //   METHOD PATH selector=DECODED_SELECTOR auth=ok|bad
@@ -54,6 +56,7 @@ struct Options {
   std::string token;
   std::string pods;
   std::string log;
+  std::string bind = "127.0.0.1";
 };
 
 void Usage() {
@@ -64,7 +67,7 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
   Options o;
   std::map<std::string, std::string*> strings = {{"--tls-cert", &o.tls_cert}, {"--tls-key", &o.tls_key},
                                                  {"--token", &o.token},       {"--pods", &o.pods},
-                                                 {"--log", &o.log}};
+                                                 {"--log", &o.log},           {"--bind", &o.bind}};
   std::string port;
   strings["--port"] = &port;
   for (int i = 1; i < argc; ++i) {
@@ -201,8 +204,8 @@ class MockKubeApi {
     });
     server_.new_task_queue = [] { return new httplib::ThreadPool(16); };
     Routes();
-    if (!server_.bind_to_port("127.0.0.1", options_.port)) {
-      *error = "cannot listen on 127.0.0.1:" + std::to_string(options_.port);
+    if (!server_.bind_to_port(options_.bind, options_.port)) {
+      *error = "cannot listen on " + options_.bind + ":" + std::to_string(options_.port);
       return false;
     }
     RaiseBacklog(options_.port);
@@ -309,6 +312,20 @@ class MockKubeApi {
         SetStatus(res, 503, "mock-kube-api is shutting down");
         return;
       }
+    }
+    if (auto t = entry.find("trickle_ms"); t != entry.end() && t->is_number_integer()) {
+      auto body = std::make_shared<std::string>(
+          Json{{"kind", "PodList"}, {"apiVersion", "v1"}, {"items", Json::array()}}.dump());
+      const auto pause = std::chrono::milliseconds(t->get<long long>());
+      res.set_chunked_content_provider(kJson, [this, body, pause](size_t offset, httplib::DataSink& sink) {
+        if (offset >= body->size()) {
+          sink.done();
+          return true;
+        }
+        if (!Hang(pause.count())) return false;
+        return sink.write(body->data() + offset, 1);
+      });
+      return;
     }
     if (auto st = entry.find("status"); st != entry.end() && st->is_number_integer()) {
       const int code = st->get<int>();
