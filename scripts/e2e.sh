@@ -9,6 +9,7 @@
 #
 # Environment: RAY_WEBHOOK_BIN (default build/ray-webhook, built with
 # scripts/build.sh when missing), E2E_GO_P (go build -p, default 1),
+# E2E_BIN_DIR (where the Go binaries are cached, default tests/e2e/.bin),
 # E2E_WORK (work directory, default a new one under /tmp).
 #
 # Nothing leaves this machine: etcd, kube-apiserver and the operators listen
@@ -20,7 +21,7 @@ set -uo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 e2e="$repo/tests/e2e"
-bin="$e2e/.bin"
+bin="${E2E_BIN_DIR:-$e2e/.bin}"
 keep=0
 build_only=0
 for arg in "$@"; do
