@@ -1026,18 +1026,24 @@ def case_ipv6_api(work):
     token = os.path.join(work, "token")
     with open(token, "w") as f:
         f.write("mock-token")
-    mock, port = start_mock(work, "--bind", "::1")
-    server = Server(work, "--kube-api-server", f"https://[::1]:{port}", "--kube-ca-file",
-                    f"{work}/certs/ca.crt", "--kube-token-file", token)
-    try:
-        status, _, body = server.post("/validate", head_review("live-head"))
-        answer = json.loads(body)["response"] if status == 200 else {}
-        check(answer.get("allowed") is False and answer.get("status", {}).get("code") == 409,
-              f"--kube-api-server https://[::1]:PORT reaches the API: a second head is denied ({answer})")
-    finally:
-        server.stop()
-        mock.terminate()
-        mock.wait(timeout=10)
+    # cpp-httplib 0.11's URL pattern takes no hex letters in a bracketed host: ::ffff:7f00:1 is
+    # 127.0.0.1 reached over IPv6 (an IPv4-mapped address), so the mock serves a certificate naming it.
+    mock_certs = sign_with_ca(work, "mock", "mock-kube-api",
+                              "subjectAltName=IP:::1,IP:::ffff:7f00:1\nextendedKeyUsage=serverAuth\n")
+    for bind, url_host in (("::1", "[::1]"), ("127.0.0.1", "[::ffff:7f00:1]")):
+        mock, port = start_mock(work, "--bind", bind, "--tls-cert", f"{mock_certs}/tls.crt",
+                                "--tls-key", f"{mock_certs}/tls.key")
+        server = Server(work, "--kube-api-server", f"https://{url_host}:{port}", "--kube-ca-file",
+                        f"{work}/certs/ca.crt", "--kube-token-file", token)
+        try:
+            status, _, body = server.post("/validate", head_review("live-head"))
+            answer = json.loads(body)["response"] if status == 200 else {}
+            check(answer.get("allowed") is False and answer.get("status", {}).get("code") == 409,
+                  f"--kube-api-server https://{url_host}:PORT reaches the API: a second head is denied ({answer})")
+        finally:
+            server.stop()
+            mock.terminate()
+            mock.wait(timeout=10)
 
 
 def rsa_leaf(workdir, name):
