@@ -2,7 +2,8 @@
 # A/B comparison of server builds under the same load, in rotated turns.
 #
 #   bench/compare.sh [--rounds N] [--duration S] [--connections C] [--fixture NAME]
-#                    [--threads N] [--port P] NAME=BINARY[@LEVEL] NAME=BINARY[@LEVEL] ...
+#                    [--threads N] [--port P] [--headers kube-apiserver|wrk]
+#                    NAME=BINARY[@LEVEL] NAME=BINARY[@LEVEL] ...
 #
 # Starts every server at once on 127.0.0.1, all pinned to one CPU (wrk on the
 # other, when there are two), each with a throw-away certificate and
@@ -11,7 +12,8 @@
 # answer to the fixture as a fixed body). Each server is warmed up for 2 s;
 # then, for --rounds rounds (default 9), wrk drives each server in turn for
 # --duration seconds (default 5) at --connections keep-alive connections
-# (default 8), starting one server later every round, so a slow spell of the
+# (default 8), sending the request kube-apiserver sends (--headers wrk: wrk's
+# own headers; bench/post.lua), starting one server later every round, so a slow spell of the
 # machine falls on every server alike. It prints one line per round
 # (requests/s / CPU µs per request for each server) and then, per server, the
 # medians of requests/s, CPU time per request (utime + stime of the server
@@ -35,6 +37,7 @@ connections=8
 fixture=worker
 threads=64
 port=18700
+headers=kube-apiserver
 specs=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --fixture) fixture="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
+    --headers) headers="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "compare.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
     *=*) specs+=("$1"); shift ;;
@@ -69,6 +73,7 @@ cleanup() {
 trap cleanup EXIT
 bash certs/generate.sh --out "$tmp/certs" >/dev/null 2>&1
 
+case "$headers" in kube-apiserver|wrk) ;; *) echo "compare.sh: --headers is kube-apiserver or wrk" >&2; exit 2 ;; esac
 if [ "$(nproc)" -ge 2 ]; then server_pin=(taskset -c 0); wrk_pin=(taskset -c 1); else server_pin=(); wrk_pin=(); fi
 
 # One pass over the specs: name, binary, level, and whether it is ray-webhook
@@ -100,7 +105,10 @@ done
 tls=(--bind 127.0.0.1 --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" --threads "$threads")
 for i in "${!bins[@]}"; do
   if ${is_webhook[$i]}; then
-    "${server_pin[@]}" "${bins[$i]}" serve --port "${ports[$i]}" --probe-port 0 "${tls[@]}" --log-level "${levels[$i]}" \
+    # Builds from before the probe port have no --probe-port.
+    probe=()
+    "${bins[$i]}" --help 2>/dev/null | grep -q -- --probe-port && probe=(--probe-port 0)
+    "${server_pin[@]}" "${bins[$i]}" serve --port "${ports[$i]}" "${probe[@]}" "${tls[@]}" --log-level "${levels[$i]}" \
       >"$tmp/server-$i.log" 2>&1 &
   else
     "${server_pin[@]}" "${bins[$i]}" --port "${ports[$i]}" "${tls[@]}" --body "$answer" >"$tmp/server-$i.log" 2>&1 &
@@ -114,7 +122,7 @@ for i in "${!specs[@]}"; do
     kill -0 "${pids[$i]}" 2>/dev/null || { echo "compare.sh: ${names[$i]} exited:" >&2; tail -5 "$tmp/server-$i.log" >&2; exit 1; }
     sleep 0.1
   done
-  "${wrk_pin[@]}" wrk -t1 -c"$connections" -d2s -s bench/post.lua "https://127.0.0.1:${ports[$i]}/mutate" -- "$body" \
+  "${wrk_pin[@]}" wrk -t1 -c"$connections" -d2s -s bench/post.lua "https://127.0.0.1:${ports[$i]}/mutate" -- "$body" "$headers" \
     >/dev/null 2>&1
 done
 
@@ -122,14 +130,14 @@ clk_tck="$(getconf CLK_TCK)"
 raw="$tmp/raw"
 : >"$raw"
 n=${#specs[@]}
-echo "$fixture.json, $connections connections, $rounds rounds of ${duration}s, requests/s / CPU µs per request:"
+echo "$fixture.json, $connections connections, $headers request headers, $rounds rounds of ${duration}s, requests/s / CPU µs per request:"
 for r in $(seq "$rounds"); do
   line="round $r:"
   for k in $(seq 0 $((n - 1))); do
     i=$(( (k + r) % n ))
     t0="$(awk '{print $14 + $15}' "/proc/${pids[$i]}/stat")"
     out="$("${wrk_pin[@]}" wrk -t1 -c"$connections" -d"${duration}s" -s bench/post.lua \
-      "https://127.0.0.1:${ports[$i]}/mutate" -- "$body" 2>&1)"
+      "https://127.0.0.1:${ports[$i]}/mutate" -- "$body" "$headers" 2>&1)"
     t1="$(awk '{print $14 + $15}' "/proc/${pids[$i]}/stat")"
     result="$(grep '^RESULT' <<<"$out" || true)"
     [ -n "$result" ] || { echo "compare.sh: wrk gave no result for ${names[$i]}:" >&2; tail -5 <<<"$out" >&2; exit 1; }

@@ -1,7 +1,12 @@
 -- wrk script for bench/load.sh: POSTs one AdmissionReview over keep-alive and,
 -- at the end, prints one machine-readable line that load.sh turns into its table.
 --
---   wrk -t1 -c64 -d10s -s bench/post.lua https://127.0.0.1:8443/mutate -- FILE
+--   wrk -t1 -c64 -d10s -s bench/post.lua https://127.0.0.1:8443/mutate -- FILE [kube-apiserver|wrk]
+--
+-- kube-apiserver (the default) sends the request as kube-apiserver's webhook
+-- client does: ?timeout= on the path, and Go's transport headers, among them
+-- Accept-Encoding: gzip (tests/e2e records the real request); wrk sends only
+-- wrk's own headers and the Content-Type.
 --
 -- The request is built once per thread (wrk.format in wrk.init) and sent again
 -- on every response, so wrk does no per-request Lua work. wrk keeps its
@@ -19,6 +24,15 @@ function init(args)
   f:close()
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
+  local headers = args[2] or "kube-apiserver"
+  if headers == "kube-apiserver" then
+    wrk.path = wrk.path .. "?timeout=5s"
+    wrk.headers["User-Agent"] = "kube-apiserver-admission"
+    wrk.headers["Accept"] = "application/json, */*"
+    wrk.headers["Accept-Encoding"] = "gzip"
+  elseif headers ~= "wrk" then
+    error("post.lua: the header set is kube-apiserver or wrk, not " .. headers)
+  end
 end
 
 -- requests/s, latency percentiles in microseconds, and every kind of error;
