@@ -16,6 +16,8 @@
 #include <cstring>
 #include <memory>
 
+#include "ray_webhook/openssl_error.h"
+
 namespace ray_webhook {
 namespace {
 
@@ -102,15 +104,6 @@ int Drive(SSL* ssl, int fd, Clock::time_point deadline, Call call) {
       return e == SSL_ERROR_ZERO_RETURN ? 0 : -1;
     }
   }
-}
-
-std::string TlsError() {
-  const unsigned long e = ERR_peek_last_error();
-  ERR_clear_error();
-  if (e == 0) return "connection closed";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof buf);
-  return buf;
 }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
@@ -259,7 +252,7 @@ bool HttpsGet(const HttpsTarget& target, std::string_view path, const HttpHeader
     *error = shaken == -2 ? "timed out in the TLS handshake"
              : verify != X509_V_OK
                  ? std::string("TLS verification failed: ") + X509_verify_cert_error_string(verify)
-                 : "TLS handshake failed: " + TlsError();
+                 : "TLS handshake failed: " + OpenSslErrorText("connection closed");
     return false;
   }
 
@@ -271,7 +264,7 @@ bool HttpsGet(const HttpsTarget& target, std::string_view path, const HttpHeader
   const int sent = Drive(h.ssl, h.fd, deadline,
                          [&] { return SSL_write(h.ssl, request.data(), static_cast<int>(request.size())); });
   if (sent <= 0) {
-    *error = sent == -2 ? "timed out sending the request" : "cannot send the request: " + TlsError();
+    *error = sent == -2 ? "timed out sending the request" : "cannot send the request: " + OpenSslErrorText("connection closed");
     return false;
   }
 

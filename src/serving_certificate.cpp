@@ -8,6 +8,8 @@
 #include <iterator>
 #include <vector>
 
+#include "ray_webhook/openssl_error.h"
+
 namespace ray_webhook {
 namespace {
 
@@ -16,15 +18,6 @@ bool ReadAll(const std::string& path, std::string* out) {
   if (!in) return false;
   out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return true;
-}
-
-std::string OpenSslError() {
-  const unsigned long e = ERR_get_error();
-  ERR_clear_error();
-  if (e == 0) return "no details";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof buf);
-  return buf;
 }
 
 }  // namespace
@@ -84,7 +77,7 @@ ServingCertificate::ReloadResult ServingCertificate::Reload(std::string* error) 
   pair->key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
   BIO_free(key_bio);
   if (!pair->key) {
-    *error = key_file_ + " holds no PEM private key (" + OpenSslError() + ")";
+    *error = key_file_ + " holds no PEM private key (" + OpenSslErrorText("no details") + ")";
     return ReloadResult::kRejected;
   }
   if (X509_check_private_key(pair->leaf, pair->key) != 1) {
