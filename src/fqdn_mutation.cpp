@@ -37,12 +37,12 @@ void EnsureHeadEnv(const Container& c, std::string_view list, std::size_t index,
   }
 }
 
-void RewriteAddresses(const std::vector<std::string_view>& strings, std::string_view field,
-                      std::string_view service, std::string_view fqdn, Decision& decision) {
+void RewriteAddresses(const std::vector<std::string_view>& strings, std::string_view container,
+                      std::string_view field, std::string_view service, std::string_view fqdn, Decision& decision) {
   for (std::size_t j = 0; j < strings.size(); ++j) {
     if (auto rewritten = RewriteRayStartAddress(strings[j], service, fqdn)) {
       decision.patch.push_back(
-          {"replace", JsonPointer({"spec", "containers", "0", field, std::to_string(j)}), std::move(*rewritten)});
+          {"replace", JsonPointer({"spec", "containers", container, field, std::to_string(j)}), std::move(*rewritten)});
       decision.mutations.push_back(Mutation::kAddressRewritten);
     }
   }
@@ -63,21 +63,23 @@ void PlanFqdnMutation(const Pod& pod, const RayPodIdentity& identity, std::strin
   decision.patch.reserve(decision.patch.size() + 8);
   decision.mutations.reserve(decision.mutations.size() + 8);
 
-  const Container* ray = RayContainer(pod);
-  if (ray && identity.node_type == RayNodeType::kWorker) {
-    RewriteAddresses(ray->command, "command", service, fqdn, decision);
-    RewriteAddresses(ray->args, "args", service, fqdn, decision);
-    for (std::size_t k = 0; k < ray->env.size(); ++k) {
-      const EnvVar& v = ray->env[k];
+  const std::optional<std::size_t> index = RayContainerIndex(pod);
+  if (index && identity.node_type == RayNodeType::kWorker) {
+    const Container& ray = pod.containers[*index];
+    const std::string at = std::to_string(*index);
+    RewriteAddresses(ray.command, at, "command", service, fqdn, decision);
+    RewriteAddresses(ray.args, at, "args", service, fqdn, decision);
+    for (std::size_t k = 0; k < ray.env.size(); ++k) {
+      const EnvVar& v = ray.env[k];
       if (v.name != "RAY_ADDRESS" || !v.value) continue;
       if (auto rewritten = RewriteHostPort(*v.value, service, fqdn)) {
         decision.patch.push_back(
-            {"replace", JsonPointer({"spec", "containers", "0", "env", std::to_string(k), "value"}),
+            {"replace", JsonPointer({"spec", "containers", at, "env", std::to_string(k), "value"}),
              std::move(*rewritten)});
         decision.mutations.push_back(Mutation::kRayAddressRewritten);
       }
     }
-    EnsureHeadEnv(*ray, "containers", 0, service, fqdn, decision);
+    EnsureHeadEnv(ray, "containers", *index, service, fqdn, decision);
   }
   for (std::size_t i = 0; i < pod.init_containers.size(); ++i) {
     EnsureHeadEnv(pod.init_containers[i], "initContainers", i, service, fqdn, decision);

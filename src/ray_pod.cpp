@@ -22,15 +22,27 @@ bool IsExemptFromMutation(const Pod& pod) {
          Lookup(pod.metadata.annotations, kOptOutAnnotation) == std::optional<std::string_view>("true");
 }
 
-const Container* RayContainer(const Pod& pod) {
-  return pod.containers.empty() ? nullptr : &pod.containers.front();
-}
-
 const EnvVar* FindEnv(const Container& container, std::string_view name) {
   for (const EnvVar& v : container.env) {
     if (v.name == name) return &v;
   }
   return nullptr;
+}
+
+std::optional<std::size_t> RayContainerIndex(const Pod& pod) {
+  if (pod.containers.empty()) return std::nullopt;
+  for (std::size_t i = 0; i < pod.containers.size(); ++i) {
+    // getRayContainerIndex compares the value exactly (KubeRay <= 0.6).
+    for (const EnvVar& v : pod.containers[i].env) {
+      if (v.name == "ray" && v.value == std::optional<std::string_view>("true")) return i;
+    }
+  }
+  return 0;
+}
+
+const Container* RayContainer(const Pod& pod) {
+  const auto index = RayContainerIndex(pod);
+  return index ? &pod.containers[*index] : nullptr;
 }
 
 namespace {

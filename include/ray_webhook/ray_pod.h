@@ -37,7 +37,12 @@ std::optional<RayPodIdentity> IdentifyRayPod(const Pod& pod);
 // True for mirror Pods and Pods that opted out; such Pods are never mutated.
 bool IsExemptFromMutation(const Pod& pod);
 
-// The Ray container is containers[0] (KubeRay >= 1.0.0, PR #1379).
+// The Ray container, found as the operator that built the Pod found it: the
+// first container with env ray=true, else containers[0]. KubeRay <= 0.6 looks
+// for the marker (getRayContainerIndex in ray-operator/controllers/ray/common/pod.go
+// at v0.3.0 to v0.6.0); from 1.0.0 it is always containers[0] (PR #1379), and
+// the operator's own Pods never carry the marker elsewhere. nullopt without containers.
+std::optional<std::size_t> RayContainerIndex(const Pod& pod);
 const Container* RayContainer(const Pod& pod);
 
 // The first env entry with this name, or nullptr.

@@ -96,5 +96,23 @@ TEST(HeadServiceFqdn, JoinsWithSvcAndDomain) {
   EXPECT_EQ(HeadServiceFqdn("h", "ns", "app.pre"), "h.ns.svc.app.pre");
 }
 
+// getRayContainerIndex in ray-operator/controllers/ray/common/pod.go, KubeRay v0.3.0 to v0.6.0.
+TEST(RayContainerIndex, TheFirstContainerMarkedRayTrueElseTheFirst) {
+  PodBuilder marked;
+  marked.RayWorker("c").Container("sidecar").Env("ray", "false").Container("ray-worker").Env("ray", "true")
+      .Container("other").Env("ray", "true");
+  EXPECT_EQ(RayContainerIndex(marked.pod()), 1u);
+  EXPECT_EQ(RayContainer(marked.pod())->name, "ray-worker");
+
+  PodBuilder unmarked;
+  unmarked.RayWorker("c").Container("ray-worker").Container("sidecar").Env("ray", "TRUE");
+  EXPECT_EQ(RayContainerIndex(unmarked.pod()), 0u) << "the value is compared exactly";
+
+  PodBuilder none;
+  none.RayWorker("c");
+  EXPECT_FALSE(RayContainerIndex(none.pod()));
+  EXPECT_EQ(RayContainer(none.pod()), nullptr);
+}
+
 }  // namespace
 }  // namespace ray_webhook
