@@ -150,14 +150,21 @@ stop_pid() { # stop_pid NAME: SIGTERM, then SIGKILL after 40 s (ray-webhook drai
   unset "pids[$name]"
 }
 
+summary_printed=0
 cleanup() {
   local rc=$?
-  if [ "$keep" = 1 ]; then return; fi
+  if [ "$keep" = 1 ] && [ "$summary_printed" = 1 ]; then return; fi
   local name
   for name in kuberay ray-webhook recorder kube-apiserver etcd; do stop_pid "$name"; done
   for name in "${!pids[@]}"; do stop_pid "$name"; done
   [ -n "$netns" ] && ip netns del "$netns" 2>/dev/null
-  if [ "$failed" = 0 ] && [ $rc = 0 ]; then rm -rf "$work"; else log "logs kept in $work/logs"; fi
+  if [ "$failed" = 0 ] && [ $rc = 0 ]; then
+    rm -rf "$work"
+  elif [ "$summary_printed" = 0 ]; then
+    # Stopped early (die, a signal): the run counts as one more failure.
+    log "logs kept in $work/logs"
+    echo "$passed passed, $((failed + 1)) failed"
+  fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -348,9 +355,9 @@ render_deploy() {
 # The Deployment's container arguments and CLUSTER_DOMAIN, with --port and the
 # certificate folder replaced by this run's; the lookup gets the API server on
 # loopback, its CA and a token of deploy/'s ServiceAccount.
-start_ray_webhook() {
+start_ray_webhook() { # start_ray_webhook [RENDERED_JSON]: the Deployment of that rendering (default static-certs)
   local deployment args=() a
-  deployment="$(jq -c '.items[] | select(.kind == "Deployment")' "$work/rendered-static-certs.json")"
+  deployment="$(jq -c '.items[] | select(.kind == "Deployment")' "${1:-$work/rendered-static-certs.json}")"
   while IFS= read -r a; do
     case "$a" in --port=*|--bind=*|--cert-dir=*|--tls-cert=*|--tls-key=*|--probe-port=*) continue ;; esac
     args+=("$a")
@@ -592,6 +599,34 @@ EOF
   else
     fail "$s4" "refusal not in the operator log (quote='$quote', most /dev/shm mounts in a stored worker: $shm_max)"
   fi
+
+  # deploy/examples/cluster-domain: the same server with CLUSTER_DOMAIN=example.internal;
+  # a third worker, created after the restart, gets that domain.
+  s3b="3b KubeRay v0.3.0 with deploy/examples/cluster-domain: a new worker's FQ_RAY_IP and --address use its CLUSTER_DOMAIN"
+  kc kustomize "$work/src/deploy/examples/cluster-domain" 2>>"$logs/kustomize-cluster-domain.log" \
+    | kc create --dry-run=client -o json -f - 2>>"$logs/kustomize-cluster-domain.log" \
+    | jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}' \
+    >"$work/rendered-cluster-domain.json"
+  base_domain="$cluster_domain"
+  stop_pid ray-webhook
+  start_ray_webhook "$work/rendered-cluster-domain.json"
+  other_domain="$cluster_domain"
+  known="$(jq -r '[.items[].metadata.name] | join(" ")' <<<"$workers")"
+  kc -n "$ns" patch raycluster.ray.io rc-legacy --type=json \
+    -p '[{"op": "replace", "path": "/spec/workerGroupSpecs/0/replicas", "value": 3}]' >>"$logs/raycluster-legacy.log" 2>&1
+  wait_until 60 "a third worker of rc-legacy" count_pods "$ns" rc-legacy worker 3
+  new_worker="$(pods_of "$ns" rc-legacy worker | jq -c --arg known " $known " '[.items[] | select(.metadata.name as $n | $known | contains(" " + $n + " ") | not)][0]')"
+  fq="$(jq -r '.spec.containers[0].env[]? | select(.name == "FQ_RAY_IP") | .value' <<<"$new_worker")"
+  want="$svc.$ns.svc.$other_domain"
+  if [ "$other_domain" != "$base_domain" ] && [ "$fq" = "$want" ] \
+    && jq -e --arg a "--address=$want:" '(.spec.containers[0].command + .spec.containers[0].args) | join(" ") | contains($a)' <<<"$new_worker" >/dev/null \
+    && jq -e --arg f "$want" '[.spec.initContainers[]? | .env[]? | select(.name == "FQ_RAY_IP" and .value == $f)] | length >= 1' <<<"$new_worker" >/dev/null; then
+    pass "$s3b"
+  else
+    fail "$s3b" "CLUSTER_DOMAIN $base_domain -> $other_domain; new worker FQ_RAY_IP=$fq, want $want"
+  fi
+  stop_pid ray-webhook
+  start_ray_webhook
   stop_pid kuberay
   remove_crds "$legacy"
 else
@@ -798,5 +833,7 @@ EOF
 fi
 
 for f in "${failures[@]}"; do log "failed: $f"; done
+[ "$failed" = 0 ] || log "logs kept in $work/logs"
+summary_printed=1
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
