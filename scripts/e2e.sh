@@ -689,6 +689,64 @@ EOF
     fail "$s2" "heads=[$head_names] workers=$n duplicate env=[$dups] worker reviews=$reviewed patched=$patched FQ_RAY_IP from the operator=$fqdn_ok"
   fi
 
+  # ---- 2b. the clusters a RayJob and a RayService make (named <owner>-<5 random>).
+  # Neither operator controller calls the Ray dashboard before the head Pod is
+  # running and ready (rayjob_controller.go: waits for RayCluster state Ready;
+  # rayservice_controller.go: isHeadPodRunningAndReady), so with no kubelet no
+  # request leaves for a head Service address.
+  s2b="2b KubeRay $current: the RayCluster of a RayJob and of a RayService: head <cluster>-head, workers unpatched"
+  owned=e2e-kuberay-owned
+  ensure_namespace "$owned"
+  group='{groupName: workers, replicas: 1, minReplicas: 0, maxReplicas: 2, rayStartParams: {},
+      template: {spec: {containers: [{name: ray-worker, image: "rayproject/ray:2.52.0",
+        resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}}]}}}'
+  head='{rayStartParams: {}, template: {spec: {containers: [{name: ray-head, image: "rayproject/ray:2.52.0",
+        resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}}]}}}'
+  kc -n "$owned" apply -f - >"$logs/rayjob-rayservice.log" 2>&1 <<EOF
+apiVersion: ray.io/v1
+kind: RayJob
+metadata: {name: job-e2e}
+spec:
+  entrypoint: python -c "print(1)"
+  rayClusterSpec: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
+---
+apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: service-e2e}
+spec:
+  serveConfigV2: |
+    applications: []
+  rayClusterConfig: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
+EOF
+  owned_clusters() {
+    kc -n "$owned" get rayclusters.ray.io -o json | jq -r '.items[] | "\(.metadata.ownerReferences[0].kind) \(.metadata.name)"'
+  }
+  owned_ready() { # both child clusters with a head and a worker stored
+    local k c n=0
+    while read -r k c; do count_pods "$owned" "$c" head 1 && count_pods "$owned" "$c" worker 1 && n=$((n + 1)); done \
+      < <(owned_clusters)
+    [ "$n" -ge 2 ]
+  }
+  wait_until 90 "the RayJob's and the RayService's clusters" owned_ready
+  why=""
+  kinds=""
+  while read -r kind c; do
+    kinds="$kinds $kind"
+    h="$(pods_of "$owned" "$c" head | jq -r '[.items[].metadata.name] | join(",")')"
+    w="$(pods_of "$owned" "$c" worker)"
+    d="$(duplicate_env <<<"$w")"
+    p="$(grep 'path=/mutate' "$logs/ray-webhook.log" | grep "namespace=$owned " | grep "cluster=$c " \
+      | grep 'pod=[^ ]*-worker- ' | grep -vc ' patch_ops=0 ')"
+    [ "$h" = "$c-head" ] || why="$why $kind cluster $c: heads [$h];"
+    [ "$(jq '.items | length' <<<"$w")" -ge 1 ] || why="$why $kind cluster $c: no worker;"
+    [ -z "$d" ] || why="$why $kind cluster $c: duplicate env $d;"
+    [ "$p" = 0 ] || why="$why $kind cluster $c: $p worker(s) patched;"
+    printf '     %s cluster %s: head %s\n' "$kind" "$c" "$h"
+  done < <(owned_clusters)
+  grep -q RayJob <<<"$kinds" || why="$why no RayJob cluster;"
+  grep -q RayService <<<"$kinds" || why="$why no RayService cluster;"
+  [ -z "$why" ] && pass "$s2b" || fail "$s2b" "$why"
+
   # ---- 5. a second head
   copy() { # copy NAME|'' EXTRA_JQ: the stored head as a new object
     jq --arg name "$1" '.items[0] | del(.status, .metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp,
