@@ -109,6 +109,7 @@ build_all() {
   build kube-apiserver "$e2e" ./cmd/kube-apiserver || ok=1
   build kubectl "$e2e" ./cmd/kubectl || ok=1
   build recorder "$e2e" ./cmd/recorder || ok=1
+  build podload "$e2e" ./cmd/podload || ok=1
   for r in $(operator_releases); do
     build "$r" "$e2e/$r" github.com/ray-project/kuberay/ray-operator || log "$r did not build (see $bin/$r.build.log)"
   done
@@ -155,7 +156,7 @@ cleanup() {
   local rc=$?
   if [ "$keep" = 1 ] && [ "$summary_printed" = 1 ]; then return; fi
   local name
-  for name in kuberay ray-webhook recorder kube-apiserver etcd; do stop_pid "$name"; done
+  for name in podload kuberay ray-webhook ray-webhook-b recorder kube-apiserver etcd; do stop_pid "$name"; done
   for name in "${!pids[@]}"; do stop_pid "$name"; done
   [ -n "$netns" ] && ip netns del "$netns" 2>/dev/null
   if [ "$failed" = 0 ] && [ $rc = 0 ]; then
@@ -261,27 +262,28 @@ EOF
 # lookup still reaches kube-apiserver on 127.0.0.1 (the Endpoints address may
 # not be loopback: EndpointSlice validation refuses it).
 make_netns() {
-  local i base used
+  local i used
   used="$(ip -4 -o addr show 2>/dev/null | awk '{print $4}')"
-  for ((i = 0; i < 64; i++)); do
-    base="10.200.0.$((i * 4))"
-    if ! grep -q "^10\.200\.0\.$((i * 4 + 1))/\|^10\.200\.0\.$((i * 4 + 2))/" <<<"$used"; then break; fi
-    base=""
+  for ((i = 0; i < 32; i++)); do
+    if ! grep -qE "^10\.200\.0\.($((i * 8 + 1))|$((i * 8 + 2))|$((i * 8 + 6)))/" <<<"$used"; then break; fi
   done
-  [ -n "$base" ] || die "no free /30 in 10.200.0.0/24"
+  [ "$i" -lt 32 ] || die "no free /29 in 10.200.0.0/24"
   netns="rwe2e-$$"
   local host_if="rwe2e$$h" peer_if="rwe2e$$p"
-  webhook_ip="10.200.0.$((i * 4 + 1))"
-  peer_ip="10.200.0.$((i * 4 + 2))"
+  # Two replica addresses on the host end, the peer end in the namespace.
+  webhook_ip="10.200.0.$((i * 8 + 1))"
+  webhook_ip2="10.200.0.$((i * 8 + 2))"
+  peer_ip="10.200.0.$((i * 8 + 6))"
   ip netns add "$netns" || die "ip netns add failed (root and CAP_NET_ADMIN are needed)"
   ip link add "$host_if" type veth peer name "$peer_if" || die "ip link add veth failed"
   ip link set "$peer_if" netns "$netns"
-  ip addr add "$webhook_ip/30" dev "$host_if"
+  ip addr add "$webhook_ip/29" dev "$host_if"
+  ip addr add "$webhook_ip2/29" dev "$host_if"
   ip link set "$host_if" up
-  ip netns exec "$netns" ip addr add "$peer_ip/30" dev "$peer_if"
+  ip netns exec "$netns" ip addr add "$peer_ip/29" dev "$peer_if"
   ip netns exec "$netns" ip link set "$peer_if" up
   ip netns exec "$netns" ip link set lo up
-  log "network namespace $netns: host end $webhook_ip ($host_if), peer $peer_ip"
+  log "network namespace $netns: host end $webhook_ip and $webhook_ip2 ($host_if), peer $peer_ip"
 }
 
 # ---------------------------------------------------------------- control plane
@@ -355,37 +357,70 @@ render_deploy() {
 # The Deployment's container arguments and CLUSTER_DOMAIN, with --port and the
 # certificate folder replaced by this run's; the lookup gets the API server on
 # loopback, its CA and a token of deploy/'s ServiceAccount.
-start_ray_webhook() { # start_ray_webhook [RENDERED_JSON]: the Deployment of that rendering (default static-certs)
-  local deployment args=() a
+# start_ray_webhook [RENDERED_JSON]: the Deployment of that rendering (default
+# static-certs). rw_name, rw_ip and rw_probe (set before the call) pick the
+# replica: default "ray-webhook" on $webhook_ip, logging to logs/ray-webhook.log.
+start_ray_webhook() {
+  local deployment args=() a name="${rw_name:-ray-webhook}" ip="${rw_ip:-$webhook_ip}"
+  local probe="${rw_probe:-}"
   deployment="$(jq -c '.items[] | select(.kind == "Deployment")' "${1:-$work/rendered-static-certs.json}")"
   while IFS= read -r a; do
     case "$a" in --port=*|--bind=*|--cert-dir=*|--tls-cert=*|--tls-key=*|--probe-port=*) continue ;; esac
     args+=("$a")
   done < <(jq -r '.spec.template.spec.containers[0].args[]' <<<"$deployment")
   cluster_domain="$(jq -r '.spec.template.spec.containers[0].env[]? | select(.name == "CLUSTER_DOMAIN") | .value' <<<"$deployment")"
-  container_port="$(jq -r '.spec.template.spec.containers[0].ports[] | select(.name == "https") | .containerPort' <<<"$deployment")"
   # The plain-HTTP probe port (deploy/ has --probe-port=8081, for the kubelet),
   # on a free port here, when this build of the server has the flag.
   local ready_url="https://ray-webhook.ray-webhook-system.svc:$webhook_port/readyz"
   if "$ray_webhook" serve --help 2>&1 | grep -q -- '--probe-port'; then
-    [ -n "${probe_port:-}" ] || probe_port=$(free_port) || die "no free port"
-    args+=("--probe-port=$probe_port")
-    ready_url="http://$webhook_ip:$probe_port/readyz"
+    if [ -z "$probe" ]; then
+      [ -n "${probe_port:-}" ] || probe_port=$(free_port) || die "no free port"
+      probe=$probe_port
+    fi
+    args+=("--probe-port=$probe")
+    ready_url="http://$ip:$probe/readyz"
   fi
-  CLUSTER_DOMAIN="$cluster_domain" "$ray_webhook" serve --cert-dir "$webhook_certs" \
-    --bind "$webhook_ip" --port "$webhook_port" "${args[@]}" \
+  CLUSTER_DOMAIN="$cluster_domain" "$ray_webhook" serve --cert-dir "$secret_dir" \
+    --bind "$ip" --port "$webhook_port" "${args[@]}" \
     --kube-api-server "https://127.0.0.1:$apiserver_port" --kube-ca-file "$pki/ca.crt" \
     --kube-token-file "$work/ray-webhook.token" \
-    >>"$logs/ray-webhook.log" 2>&1 &
-  pids[ray-webhook]=$!
-  wait_pid=${pids[ray-webhook]} wait_until 30 "ray-webhook /readyz" curl -fsS --cacert "$webhook_certs/ca.crt" \
-    --resolve "ray-webhook.ray-webhook-system.svc:$webhook_port:$webhook_ip" "$ready_url" || die "ray-webhook did not become ready (logs/ray-webhook.log)"
-  log "ray-webhook serving on $webhook_ip:$webhook_port (args: ${args[*]})"
+    >>"$logs/$name.log" 2>&1 &
+  pids[$name]=$!
+  wait_pid=${pids[$name]} wait_until 30 "$name /readyz" curl -fsS --cacert "${webhook_certs_ca:-$webhook_certs/ca.crt}" \
+    --resolve "ray-webhook.ray-webhook-system.svc:$webhook_port:$ip" "$ready_url" \
+    || die "$name did not become ready (logs/$name.log)"
+  log "$name serving on $ip:$webhook_port (args: ${args[*]})"
 }
 
-# What the endpoint controller would publish for a ready replica: the Service
-# ray-webhook's port "https" at ADDRESS:PORT.
-endpoint_slice() { # endpoint_slice PORT
+# The serving pair as the kubelet mounts a Secret: DIR/..data is a symlink to a
+# timestamped folder, and tls.crt, tls.key, ca.crt link through ..data. A
+# rotation writes a new folder and renames a new ..data over the old one.
+secret_swap() { # secret_swap FROM_DIR: its tls.crt, tls.key, ca.crt become the Secret's content
+  local stamp="..$(date -u +%Y_%m_%d_%H_%M_%S.%N)" f
+  mkdir -p "$secret_dir/$stamp"
+  for f in tls.crt tls.key ca.crt; do cp "$1/$f" "$secret_dir/$stamp/$f"; done
+  ln -sfn "$stamp" "$secret_dir/..data_tmp"
+  mv -T "$secret_dir/..data_tmp" "$secret_dir/..data"
+  for f in tls.crt tls.key ca.crt; do [ -L "$secret_dir/$f" ] || ln -s "..data/$f" "$secret_dir/$f"; done
+}
+
+# What the endpoint controller would publish: the Service ray-webhook's port
+# "https" at PORT on each ADDRESS (ADDRESS:false for a replica not ready, as
+# while its Pod terminates).
+endpoint_slice() { # endpoint_slice PORT [ADDRESS[:false]...] (default: $webhook_ip)
+  local port="$1" e eps=""
+  shift
+  [ $# -gt 0 ] || set -- "$webhook_ip"
+  for e in "$@"; do
+    case "$e" in
+      *:false) eps="$eps
+- addresses: [\"${e%:false}\"]
+  conditions: {ready: false}" ;;
+      *) eps="$eps
+- addresses: [\"$e\"]
+  conditions: {ready: true}" ;;
+    esac
+  done
   kc apply -f - >/dev/null <<EOF
 apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
@@ -396,12 +431,10 @@ metadata:
     kubernetes.io/service-name: ray-webhook
     endpointslice.kubernetes.io/managed-by: e2e.sh
 addressType: IPv4
-endpoints:
-- addresses: ["$webhook_ip"]
-  conditions: {ready: true}
+endpoints:$eps
 ports:
 - name: https
-  port: $1
+  port: $port
   protocol: TCP
 EOF
 }
@@ -483,6 +516,9 @@ kc create -f "$certmanager_dir/deploy/crds/" >"$logs/crds-cert-manager.log" 2>&1
   || die "cert-manager CRDs did not install (logs/crds-cert-manager.log)"
 
 render_deploy
+secret_dir="$work/secret"
+mkdir -p "$secret_dir"
+secret_swap "$webhook_certs"
 
 # ---- 1. deploy/ on the real API server
 s1="1 deploy/ overlays pass apply --dry-run=server; Namespace, RBAC, Service, webhooks applied"
@@ -853,6 +889,83 @@ else
     fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
   done
 fi
+
+# ---- 9 and 10. two replicas under load: a restart, then a certificate rotation
+load_ns=e2e-load
+ensure_namespace "$load_ns"
+podload() { # podload SECONDS OUT: Ray worker Pods created as fast as 4 clients can
+  "$bin/podload" -server "https://127.0.0.1:$apiserver_port" -ca "$pki/ca.crt" -cert "$pki/admin.crt" \
+    -key "$pki/admin.key" -namespace "$load_ns" -cluster rc-load -duration "${1}s" -c 4 -max 10000 >"$2" 2>&1 &
+  pids[podload]=$!
+}
+load_result() { # load_result OUT: "created N failed M" (and the failures to the log)
+  jq -r '"created \(.created) failed \(.failed)"' "$1" 2>/dev/null || echo "no result: $(head -c 300 "$1")"
+}
+reviews_on() { grep -c "namespace=$load_ns " "$logs/$1.log" 2>/dev/null || true; }
+probe_b=$(free_port) || die "no free port"
+rw_name=ray-webhook-b rw_ip="$webhook_ip2" rw_probe="$probe_b" start_ray_webhook
+endpoint_slice "$webhook_port" "$webhook_ip" "$webhook_ip2"
+sleep 1
+
+s9="9 two replicas behind the Service, one restarted (SIGTERM, started again) under a Pod-creating load: no creation fails"
+a0=$(reviews_on ray-webhook); b0=$(reviews_on ray-webhook-b)
+podload 20 "$work/load-restart.json"
+sleep 4
+# The endpoint controller marks a terminating Pod not ready at once; the
+# server's drain delay covers the time the API server still dials it.
+endpoint_slice "$webhook_port" "$webhook_ip:false" "$webhook_ip2"
+stop_pid ray-webhook
+start_ray_webhook
+endpoint_slice "$webhook_port" "$webhook_ip" "$webhook_ip2"
+kill -0 "${pids[podload]}" 2>/dev/null && covered=yes || covered=no  # the load outlasted the restart
+wait "${pids[podload]}" 2>/dev/null; unset "pids[podload]"
+sleep 1
+a1=$(reviews_on ray-webhook); b1=$(reviews_on ray-webhook-b)
+r9="$(load_result "$work/load-restart.json")"
+if [[ "$r9" =~ ^created\ ([0-9]+)\ failed\ 0$ ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] && [ $((a1 - a0)) -gt 0 ] && [ $((b1 - b0)) -gt 0 ] \
+  && [ "$covered" = yes ]; then
+  pass "$s9"
+else
+  fail "$s9" "$r9; load still running after the restart: $covered; reviews on A $((a1 - a0)), on B $((b1 - b0)); $(jq -c '.failures[:3]' "$work/load-restart.json" 2>/dev/null)"
+fi
+printf '     %s in %s s, the load outlasting the restart: %s; reviews: replica A %s, replica B %s\n' "$r9" "$(jq -r .seconds "$work/load-restart.json" 2>/dev/null)" \
+  "$covered" $((a1 - a0)) $((b1 - b0))
+
+s10="10 the serving certificate rotated (Secret-style symlink swap, caBundle holding both CAs) under load: no creation fails"
+rot="$work/rotated"
+bash "$work/src/certs/generate.sh" --out "$rot" >>"$logs/generate.log" 2>&1 || die "certs/generate.sh for the rotation failed"
+both="$(cat "$webhook_certs/ca.crt" "$rot/ca.crt" | base64 -w0)"
+for k in mutatingwebhookconfiguration validatingwebhookconfiguration; do
+  n="$(kc get "$k" ray-webhook -o json | jq '.webhooks | length')"
+  ops="$(jq -nc --arg b "$both" --argjson n "$n" '[range($n) | {op: "replace", path: "/webhooks/\(.)/clientConfig/caBundle", value: $b}]')"
+  kc patch "$k" ray-webhook --type=json -p "$ops" >/dev/null || die "patching the caBundle of $k failed"
+done
+sleep 2
+podload 16 "$work/load-rotate.json"
+sleep 4
+secret_swap "$rot"
+served() { # served IP: SHA-256 fingerprint of the certificate the replica presents
+  openssl s_client -connect "$1:$webhook_port" -servername ray-webhook.ray-webhook-system.svc </dev/null 2>/dev/null \
+    | openssl x509 -noout -fingerprint -sha256 2>/dev/null
+}
+want="$(openssl x509 -in "$rot/tls.crt" -noout -fingerprint -sha256)"
+both_new() { [ "$(served "$webhook_ip")" = "$want" ] && [ "$(served "$webhook_ip2")" = "$want" ]; }
+wait_until 15 "both replicas serving the new certificate" both_new
+kill -0 "${pids[podload]}" 2>/dev/null && covered=yes || covered=no  # the load outlasted the rotation
+wait "${pids[podload]}" 2>/dev/null; unset "pids[podload]"
+r10="$(load_result "$work/load-rotate.json")"
+fa="$(served "$webhook_ip")"; fb="$(served "$webhook_ip2")"
+if [[ "$r10" =~ ^created\ ([0-9]+)\ failed\ 0$ ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] && [ "$fa" = "$want" ] && [ "$fb" = "$want" ] \
+  && [ "$covered" = yes ]; then
+  pass "$s10"
+else
+  fail "$s10" "$r10; load still running after the swap took effect: $covered; new certificate served by A: $([ "$fa" = "$want" ] && echo yes || echo no), by B: $([ "$fb" = "$want" ] && echo yes || echo no); $(jq -c '.failures[:3]' "$work/load-rotate.json" 2>/dev/null)"
+fi
+printf '     %s in %s s; both replicas now present the new certificate: %s\n' "$r10" \
+  "$(jq -r .seconds "$work/load-rotate.json" 2>/dev/null)" "$([ "$fa" = "$want" ] && [ "$fb" = "$want" ] && echo yes || echo no)"
+stop_pid ray-webhook-b
+endpoint_slice "$webhook_port"
+webhook_certs_ca="$rot/ca.crt"
 
 # ---- 7. ray-webhook stopped
 s7="7 ray-webhook stopped: a Ray Pod is refused (failurePolicy Fail); a non-Ray Pod and a Ray Pod in kube-system are created"

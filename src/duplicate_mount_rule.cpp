@@ -42,6 +42,48 @@ void FindIn(const std::vector<Container>& list, std::string_view kind, std::vect
   }
 }
 
+// The mounts KubeRay adds itself, each where a duplicate of its path most
+// likely comes from. Paths as CleanMountPath leaves them.
+struct KnownMount {
+  std::string_view volume;
+  std::string_view path;
+  std::string_view cause;
+};
+
+constexpr KnownMount kKnownMounts[] = {
+    // ray-operator/controllers/ray/common/pod.go: SharedMemoryVolumeName at SharedMemoryVolumeMountPath.
+    {"shared-mem", "/dev/shm",
+     "its Pod template was most likely changed in place by a shallow copy in the operator, which "
+     "appended KubeRay's /dev/shm mount (volume \"shared-mem\") to it once per Pod (KubeRay #688, fixed by "
+     "deep copies in KubeRay 0.5.0, PR #714). Upgrade the operator, or recreate the RayCluster so that its "
+     "Pods are built from an unmodified template"},
+    // pod.go AddRayTokenVolume (v1.6): the mount is skipped only when one is NAMED ray-token.
+    {"ray-token", "/var/run/secrets/ray.io/serviceaccount",
+     "with Kubernetes token authentication (spec.authOptions) KubeRay mounts volume \"ray-token\" at "
+     "/var/run/secrets/ray.io/serviceaccount unless a mount named ray-token already exists: name your mount "
+     "ray-token, or mount it elsewhere"},
+    // pod.go RayLogVolumeName at RayLogVolumeMountPath, for the autoscaler sidecar and the history-server collector.
+    {"ray-logs", "/tmp/ray",
+     "KubeRay mounts its log volume \"ray-logs\" at /tmp/ray for the autoscaler sidecar or the history-server "
+     "collector (KubeRay 1.7), and adds it by volume name: name your /tmp/ray volume ray-logs, or mount it "
+     "elsewhere"},
+    // mTLS (KubeRay 1.7 spec.tlsOptions): the certificates at /etc/ray/tls.
+    {"ray-tls", "/etc/ray/tls",
+     "with mTLS (spec.tlsOptions, KubeRay 1.7) KubeRay mounts volume \"ray-tls\" at /etc/ray/tls: mount "
+     "your certificates elsewhere"},
+};
+
+// Why a duplicate of f's path is there, when a volume KubeRay adds at that path is among its volumes.
+std::string_view LikelyCause(const Finding& f) {
+  for (const KnownMount& known : kKnownMounts) {
+    if (f.path != known.path) continue;
+    for (std::string_view v : f.volumes) {
+      if (v == known.volume) return known.cause;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string CleanMountPath(std::string_view path) {
@@ -101,9 +143,27 @@ std::optional<Denial> CheckDuplicateMounts(const Pod& pod, const std::optional<R
     m += Quote(identity->cluster);
     m += ", group ";
     m += Quote(identity->group.empty() ? std::string_view("(none)") : identity->group);
-    m += ": its Pod template was most likely changed in place by a shallow copy in the operator "
-         "(KubeRay #688, fixed by deep copies in KubeRay 0.5.0, PR #714). Upgrade the operator, or "
-         "recreate the RayCluster so that its Pods are built from an unmodified template.";
+    std::vector<std::string_view> causes;
+    bool unknown = false;
+    for (std::size_t k = 0; k < findings.size() && k < kMaxReported; ++k) {
+      const std::string_view cause = LikelyCause(findings[k]);
+      if (cause.empty()) {
+        unknown = true;
+      } else if (std::find(causes.begin(), causes.end(), cause) == causes.end()) {
+        causes.push_back(cause);
+      }
+    }
+    for (std::size_t k = 0; k < causes.size(); ++k) {
+      m += k == 0 ? ": " : "; and ";
+      m += causes[k];
+    }
+    if (unknown) {
+      m += causes.empty() ? ": " : ". Besides, ";
+      m += "no volume KubeRay adds itself is among ";
+      m += causes.empty() ? "the duplicates" : "the other duplicates";
+      m += ", so they come from the RayCluster's Pod template or another webhook: check the template";
+    }
+    m += '.';
   }
   return d;
 }

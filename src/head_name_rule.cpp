@@ -34,7 +34,9 @@ std::optional<Denial> CheckHeadName(const Pod& pod, const RayPodIdentity& identi
   // kube-apiserver names every Pod before validating admission; without a name there is nothing to judge.
   const std::string_view actual = pod.metadata.name.empty() ? request_name : pod.metadata.name;
   const std::string expected = DeterministicHeadPodName(identity.cluster);
-  if (actual.empty() || actual == expected || AutoscalerV2ForbidsFixedHeadName(pod)) return std::nullopt;
+  if (actual.empty() || IsDeterministicHeadPodName(actual, identity.cluster) || AutoscalerV2ForbidsFixedHeadName(pod)) {
+    return std::nullopt;
+  }
   Denial d;
   d.code = 403;
   d.reason = "Forbidden";

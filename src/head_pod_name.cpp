@@ -1,6 +1,7 @@
 #include "ray_webhook/head_pod_name.h"
 
 #include <charconv>
+#include <cstdint>
 
 #include "ray_webhook/ray_pod.h"
 
@@ -17,8 +18,33 @@ std::string AsciiLower(std::string_view text) {
 
 }  // namespace
 
+// utils.PodName's maxPrefixLength.
+constexpr std::size_t kKubeRayPrefix = 50;
+constexpr std::size_t kHashedPrefix = 49;
+
+std::string KubeRayHeadPodName(std::string_view cluster) {
+  return AsciiLower(cluster.substr(0, kKubeRayPrefix)) + "-head";
+}
+
 std::string DeterministicHeadPodName(std::string_view cluster) {
-  return AsciiLower(cluster.substr(0, 50)) + "-head";
+  if (cluster.size() <= kKubeRayPrefix) return KubeRayHeadPodName(cluster);
+  const std::string whole = AsciiLower(cluster);
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64 bits
+  for (unsigned char c : whole) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  std::string name = whole.substr(0, kHashedPrefix);
+  // A label may not end in '-', nor a subdomain part in '.'.
+  while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
+  static constexpr char kHex[] = "0123456789abcdef";
+  name += '-';
+  for (int shift = 28; shift >= 0; shift -= 4) name += kHex[(hash >> shift) & 0xf];
+  return name + "-head";
+}
+
+bool IsDeterministicHeadPodName(std::string_view name, std::string_view cluster) {
+  return name == DeterministicHeadPodName(cluster) || name == KubeRayHeadPodName(cluster);
 }
 
 std::string_view ImageTag(std::string_view image) {

@@ -4,8 +4,12 @@
 // Pod, Ray or not. Paths are compared after cleaning ("/dev/shm/" and
 // "/dev/shm" are the same mount point to the runtime). Returns a denial whose
 // message names each container, path and count and, for a Ray Pod, the
-// RayCluster, group and likely cause: a worker template changed in place by a
-// shallow copy (KubeRay #688, root cause PR #714). nullopt when every path is
+// RayCluster, group and the likely cause of each duplicate, from the volume
+// KubeRay adds at its path: /dev/shm "shared-mem", a worker template changed
+// in place by a shallow copy (KubeRay #688, root cause PR #714); token auth's
+// "ray-token"; the /tmp/ray log volume "ray-logs" of the autoscaler or the
+// history-server collector; mTLS's "ray-tls". A duplicate with none of them
+// says its origin is unknown rather than guess. nullopt when every path is
 // unique.
 #pragma once
 

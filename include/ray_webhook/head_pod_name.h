@@ -15,9 +15,23 @@
 
 namespace ray_webhook {
 
-// KubeRay's utils.PodName for the head: the cluster name lowercased and cut
-// to its first 50 characters, plus "-head".
+// KubeRay's utils.PodName for the head, as the operator names heads with
+// ENABLE_DETERMINISTIC_HEAD_POD_NAME: the cluster name lowercased and cut to
+// its first 50 characters, plus "-head" (ray-operator/controllers/ray/utils/util.go).
+std::string KubeRayHeadPodName(std::string_view cluster);
+
+// The name ray-webhook gives a head: KubeRay's for a cluster name of at most
+// 50 characters. A longer one would share KubeRay's name with every cluster
+// of the same first 50 characters, as the old and the new cluster of a
+// RayService upgrade do (`<service>-<5 random>` from KubeRay 1.4,
+// `<service>-raycluster-<5 random>` before): it gets its first 49 characters
+// (less a trailing '-' or '.'), '-', 8 hex digits of a hash (FNV-1a) of the
+// whole lowercased name, and "-head": at most 63 characters, the same every
+// time for the same cluster.
 std::string DeterministicHeadPodName(std::string_view cluster);
+
+// Either of the two: a head the operator named itself passes as it is.
+bool IsDeterministicHeadPodName(std::string_view name, std::string_view cluster);
 
 struct RayVersion {
   int major = 0;

@@ -48,6 +48,45 @@ TEST(DuplicateMountRule, RayWorkerMessageNamesClusterGroupAndCause) {
   EXPECT_NE(m.find("shallow copy"), std::string::npos) << m;
 }
 
+// ray-operator/controllers/ray/common/pod.go (v1.6.2) AddRayTokenVolume: the mount is skipped only when
+// one is named ray-token, so a user's mount at the same path under another name collides.
+TEST(DuplicateMountRule, TokenAuthsMountIsBlamedOnTokenAuth) {
+  PodBuilder b;
+  b.RayWorker("c", "g").Container("ray-worker").Mount("my-token", "/var/run/secrets/ray.io/serviceaccount/").Mount(
+      "ray-token", "/var/run/secrets/ray.io/serviceaccount");
+  const std::string m = CheckDuplicateMounts(b.pod(), IdentifyRayPod(b.pod()))->message;
+  EXPECT_NE(m.find("Kubernetes token authentication (spec.authOptions)"), std::string::npos) << m;
+  EXPECT_NE(m.find("name your mount ray-token"), std::string::npos) << m;
+  EXPECT_EQ(m.find("shallow copy"), std::string::npos) << m;
+}
+
+TEST(DuplicateMountRule, LogVolumeAndMtlsAreBlamedOnWhatAddsThem) {
+  PodBuilder logs;
+  logs.RayHead("c").Container("ray-head").Mount("my-logs", "/tmp/ray").Mount("ray-logs", "/tmp/ray");
+  const std::string m = CheckDuplicateMounts(logs.pod(), IdentifyRayPod(logs.pod()))->message;
+  EXPECT_NE(m.find("autoscaler sidecar or the history-server collector"), std::string::npos) << m;
+  PodBuilder tls;
+  tls.RayWorker("c", "g").Container("ray-worker").Mount("certs", "/etc/ray/tls").Mount("ray-tls", "/etc/ray/tls");
+  const std::string t = CheckDuplicateMounts(tls.pod(), IdentifyRayPod(tls.pod()))->message;
+  EXPECT_NE(t.find("mTLS (spec.tlsOptions"), std::string::npos) << t;
+}
+
+TEST(DuplicateMountRule, ADuplicateOfUnknownOriginSaysSoInsteadOfGuessing) {
+  PodBuilder b;
+  b.RayWorker("c", "g").Container("ray-worker").Mount("a", "/data").Mount("b", "/data");
+  const std::string m = CheckDuplicateMounts(b.pod(), IdentifyRayPod(b.pod()))->message;
+  EXPECT_NE(m.find("no volume KubeRay adds itself is among the duplicates"), std::string::npos) << m;
+  EXPECT_EQ(m.find("shallow copy"), std::string::npos) << m;
+  EXPECT_EQ(m.find("KubeRay #688"), std::string::npos) << m;
+  // A known one and an unknown one: both said, each once.
+  PodBuilder mixed;
+  mixed.RayWorker("c", "g").Container("ray-worker").Mount("shared-mem", "/dev/shm").Mount("dshm", "/dev/shm")
+      .Mount("a", "/data").Mount("b", "/data");
+  const std::string both = CheckDuplicateMounts(mixed.pod(), IdentifyRayPod(mixed.pod()))->message;
+  EXPECT_NE(both.find("shallow copy"), std::string::npos) << both;
+  EXPECT_NE(both.find("no volume KubeRay adds itself is among the other duplicates"), std::string::npos) << both;
+}
+
 TEST(DuplicateMountRule, NonRayMessageHasNoRayCause) {
   PodBuilder b;
   b.InitContainer("setup").Mount("a", "/data").Mount("b", "/data/").Mount("c", "/data");

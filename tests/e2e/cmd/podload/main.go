@@ -1,0 +1,131 @@
+// Command podload creates Ray worker Pods through kube-apiserver as fast as
+// -c concurrent clients can, for -duration (and at most -max Pods), and prints
+// one JSON summary line: how many were created and every failure with its
+// HTTP status and message. scripts/e2e.sh runs it while a ray-webhook replica
+// is restarted or its certificate rotated: with failurePolicy Fail a failed
+// webhook call shows up here as a failed creation.
+//
+//	podload -server https://127.0.0.1:6443 -ca ca.crt -cert admin.crt -key admin.key \
+//	  -namespace e2e-load -cluster rc-load -duration 20s -c 4
+//
+// Only the standard library: a POST of a Pod to /api/v1/namespaces/NS/pods.
+package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+type failure struct {
+	At     string `json:"at"`
+	Status int    `json:"status"`
+	Error  string `json:"error"`
+}
+
+func main() {
+	server := flag.String("server", "", "API server URL")
+	caFile := flag.String("ca", "", "API server CA (PEM)")
+	certFile := flag.String("cert", "", "client certificate (PEM)")
+	keyFile := flag.String("key", "", "client key (PEM)")
+	namespace := flag.String("namespace", "default", "namespace of the Pods")
+	cluster := flag.String("cluster", "rc-load", "ray.io/cluster label of the Pods")
+	duration := flag.Duration("duration", 20*time.Second, "how long to create Pods")
+	concurrency := flag.Int("c", 4, "concurrent clients")
+	max := flag.Int("max", 5000, "stop after this many attempts")
+	flag.Parse()
+
+	pool := x509.NewCertPool()
+	caPEM, err := os.ReadFile(*caFile)
+	if err != nil || !pool.AppendCertsFromPEM(caPEM) {
+		log.Fatalf("podload: CA %s: %v", *caFile, err)
+	}
+	pair, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+	if err != nil {
+		log.Fatalf("podload: %v", err)
+	}
+	client := &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			TLSClientConfig:     &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}},
+			MaxIdleConnsPerHost: *concurrency,
+		},
+	}
+	pod := map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{
+			"generateName": *cluster + "-workers-worker-",
+			"labels": map[string]string{
+				"ray.io/node-type": "worker", "ray.io/cluster": *cluster, "ray.io/group": "workers",
+			},
+		},
+		"spec": map[string]any{"containers": []map[string]any{{
+			"name": "ray-worker", "image": "rayproject/ray:2.52.0",
+			"command": []string{"/bin/bash", "-c", "--"},
+			"args":    []string{"ray start --address=" + *cluster + "-head-svc:6379 --block"},
+		}}},
+	}
+	body, _ := json.Marshal(pod)
+	url := fmt.Sprintf("%s/api/v1/namespaces/%s/pods", *server, *namespace)
+
+	var mu sync.Mutex
+	created, attempts := 0, 0
+	var failures []failure
+	start := time.Now()
+	deadline := start.Add(*duration)
+	var wg sync.WaitGroup
+	for i := 0; i < *concurrency; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				mu.Lock()
+				if attempts >= *max {
+					mu.Unlock()
+					return
+				}
+				attempts++
+				mu.Unlock()
+				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+				var f *failure
+				if err != nil {
+					f = &failure{Error: err.Error()}
+				} else {
+					msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusCreated {
+						var status struct {
+							Message string `json:"message"`
+						}
+						_ = json.Unmarshal(msg, &status)
+						f = &failure{Status: resp.StatusCode, Error: status.Message}
+					}
+				}
+				mu.Lock()
+				if f == nil {
+					created++
+				} else {
+					f.At = time.Since(start).Round(time.Millisecond).String()
+					failures = append(failures, *f)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	out, _ := json.Marshal(map[string]any{
+		"attempts": attempts, "created": created, "failed": len(failures),
+		"seconds": elapsed.Round(time.Millisecond).Seconds(), "failures": failures,
+	})
+	fmt.Println(string(out))
+}
