@@ -714,6 +714,7 @@ EOF
   n="$(jq '.items | length' <<<"$workers")"
   dups="$(duplicate_env <<<"$workers")"
   # ray-webhook's own line for each worker review: no patch operation.
+  webhook_log_grows "path=/mutate uid=[^ ]* namespace=$ns pod=$cluster-workers-worker- " 0 2
   patched="$(grep 'path=/mutate' "$logs/ray-webhook.log" | grep "namespace=$ns " | grep "pod=$cluster-workers-worker-" | grep -vc ' patch_ops=0 ')"
   reviewed="$(grep 'path=/mutate' "$logs/ray-webhook.log" | grep "namespace=$ns " | grep -c "pod=$cluster-workers-worker-")"
   fqdn_ok="$(jq --arg f "$cluster-head-svc.$ns.svc.${cluster_domain:-cluster.local}" \
@@ -771,8 +772,12 @@ EOF
     h="$(pods_of "$owned" "$c" head | jq -r '[.items[].metadata.name] | join(",")')"
     w="$(pods_of "$owned" "$c" worker)"
     d="$(duplicate_env <<<"$w")"
+    webhook_log_grows "path=/mutate uid=[^ ]* namespace=$owned pod=[^ ]*-worker- cluster=$c " 0
+    r="$(grep 'path=/mutate' "$logs/ray-webhook.log" | grep "namespace=$owned " | grep "cluster=$c " \
+      | grep -c 'pod=[^ ]*-worker- ')"
     p="$(grep 'path=/mutate' "$logs/ray-webhook.log" | grep "namespace=$owned " | grep "cluster=$c " \
       | grep 'pod=[^ ]*-worker- ' | grep -vc ' patch_ops=0 ')"
+    [ "$r" -ge 1 ] || why="$why $kind cluster $c: no worker review logged;"
     [ "$h" = "$c-head" ] || why="$why $kind cluster $c: heads [$h];"
     [ "$(jq '.items | length' <<<"$w")" -ge 1 ] || why="$why $kind cluster $c: no worker;"
     [ -z "$d" ] || why="$why $kind cluster $c: duplicate env $d;"
