@@ -133,6 +133,14 @@ fi
 work="${E2E_WORK:-$(mktemp -d /tmp/ray-webhook-e2e.XXXXXX)}"
 mkdir -p "$work/logs" "$work/pki"
 logs="$work/logs"
+# A copy of the server for this run: build/ may be rebuilt while the suite runs.
+for ((i = 0; i < 20; i++)); do
+  cp "$ray_webhook" "$work/ray-webhook" 2>/dev/null && "$work/ray-webhook" --version >/dev/null 2>&1 && break
+  sleep 3
+done
+"$work/ray-webhook" --version >/dev/null 2>&1 || die "cannot run a copy of $ray_webhook"
+log "ray-webhook: $ray_webhook ($("$work/ray-webhook" --version 2>&1 | head -1))"
+ray_webhook="$work/ray-webhook"
 declare -A pids=()
 netns=""
 passed=0
