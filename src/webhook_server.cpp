@@ -328,6 +328,7 @@ struct WebhookServer::Impl {
                 [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kValidate); });
     ProbeRoutes(router);
     router.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
+      ExportConnectionCounters();
       r.set_content(metrics.Render(), "text/plain; version=0.0.4; charset=utf-8");
     });
     CommonHandlers(router, true);
@@ -355,8 +356,10 @@ struct WebhookServer::Impl {
     }
   }
 
-  // The loop's counters as metrics: deltas since the last look.
+  // The loop's counters as metrics: deltas since the last look. From the
+  // maintenance thread, and before /metrics renders so that it is current.
   void ExportConnectionCounters() {
+    std::lock_guard<std::mutex> lock(export_mutex);
     const std::size_t cut = loop->connections_cut(), shed = loop->connections_shed(),
                       refused = loop->connections_refused();
     if (cut > seen_cut) {
@@ -411,7 +414,8 @@ struct WebhookServer::Impl {
   SSL_CTX* ctx = nullptr;
   std::unique_ptr<ConnectionLoop> loop;
   std::size_t max_connections = 0;
-  std::size_t seen_cut = 0, seen_shed = 0, seen_refused = 0;  // the maintenance thread's own
+  std::mutex export_mutex;
+  std::size_t seen_cut = 0, seen_shed = 0, seen_refused = 0;  // guarded by export_mutex
   std::string last_certificate_error;                         // the maintenance thread's own
   std::mutex mutex;
   std::condition_variable cv;
