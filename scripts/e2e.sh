@@ -924,8 +924,11 @@ s9="9 two replicas behind the Service, one restarted (SIGTERM, started again) un
 a0=$(reviews_on ray-webhook); b0=$(reviews_on ray-webhook-b)
 podload 20 "$work/load-restart.json"
 sleep 4
-# The endpoint controller marks a terminating Pod not ready at once; the
-# server's drain delay covers the time the API server still dials it.
+# As on a node: the kubelet's SIGTERM and the endpoint controller's update race,
+# and the API server's informer sees the replica gone a moment later (1 s
+# here). The server's drain delay (--drain-delay in deploy/) covers that time.
+kill -TERM "${pids[ray-webhook]}"
+sleep 1
 endpoint_slice "$webhook_port" "$webhook_ip:false" "$webhook_ip2"
 stop_pid ray-webhook
 start_ray_webhook
