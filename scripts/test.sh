@@ -4,7 +4,9 @@
 #     real HTTPS server, server stress tests, schema and manifest tests;
 #  2. a build with AddressSanitizer and UBSan, and the unit, integration and
 #     replay tests under it, and the server's shutdown and edge cases;
-#  3. the libFuzzer target for 60 seconds (FUZZ_SECONDS to change).
+#  3. the libFuzzer targets for 60 seconds (FUZZ_SECONDS to change);
+#  4. the end-to-end suite on a real kube-apiserver, etcd and KubeRay
+#     operator (scripts/e2e.sh; needs root for its network namespace).
 # `scripts/test.sh --quick` runs step 1 only. Ends with one "N passed, N failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,5 +36,10 @@ if [ "${1:-}" != "--quick" ]; then
   echo "== fuzzing the review entry point for ${FUZZ_SECONDS:-60} s"
   bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
   total=$((total + 1))
+
+  echo "== end to end: kube-apiserver, etcd and the KubeRay operator built from Go modules (scripts/e2e.sh)"
+  bash scripts/e2e.sh | tee "$log"
+  n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
+  total=$((total + ${n:-0}))
 fi
 echo "scripts/test.sh: $total passed, 0 failed"
