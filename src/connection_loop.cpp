@@ -191,7 +191,7 @@ struct ConnectionLoop::Impl {
   std::atomic<bool> accepting{true}, closing_idle{false}, stopping{false};
   std::atomic<bool> polling{false};
   std::atomic<std::size_t> listeners_open{0};  // loops that still listen
-  bool started = false, stopped = false;
+  bool stopped = false;
 };
 
 struct EventLoop {
@@ -917,7 +917,6 @@ bool ConnectionLoop::Start(std::string* error) {
     m.loops.push_back(std::move(loop));
   }
   m.listeners_open = m.loops.size();
-  m.started = true;
   for (auto& loop : m.loops) {
     EventLoop* l = loop.get();
     l->thread = std::thread([l] { l->Run(); });
