@@ -413,19 +413,36 @@ struct EventLoop {
     return true;
   }
 
-  // Nothing the peer sent is waiting: neither in the buffer, in OpenSSL, nor in the socket.
-  static bool NothingPending(const Connection* c) {
+  // Idle as far as this loop knows: no request under way, nothing buffered here or in OpenSSL.
+  static bool LooksIdle(const Connection* c) {
     if (c->busy || c->in_size != 0) return false;
     if (c->phase != Connection::Phase::kRead && c->phase != Connection::Phase::kHandshake) return false;
-    if (c->ssl != nullptr && SSL_has_pending(c->ssl) == 1) return false;
+    return c->ssl == nullptr || SSL_has_pending(c->ssl) != 1;
+  }
+
+  // Nothing the peer sent is waiting: neither in the buffer, in OpenSSL, nor in the socket.
+  static bool NothingPending(const Connection* c) {
     int queued = 0;
-    return ::ioctl(c->fd, FIONREAD, &queued) == 0 && queued == 0;
+    return LooksIdle(c) && ::ioctl(c->fd, FIONREAD, &queued) == 0 && queued == 0;
   }
 
   bool ShedOldestIdle() {
+    // One pass without system calls; the socket is asked only about the
+    // oldest (an ioctl on each of 2,000 connections, for each of 1,000 new
+    // ones, took over a second). One that has bytes waiting is passed over.
     Connection* oldest = nullptr;
-    for (Connection* c : conns) {
-      if (NothingPending(c) && (oldest == nullptr || c->idle_since < oldest->idle_since)) oldest = c;
+    std::vector<Connection*> passed;
+    for (int tries = 0; tries < 8; ++tries) {
+      oldest = nullptr;
+      for (Connection* c : conns) {
+        if (LooksIdle(c) && (oldest == nullptr || c->idle_since < oldest->idle_since) &&
+            std::find(passed.begin(), passed.end(), c) == passed.end()) {
+          oldest = c;
+        }
+      }
+      if (oldest == nullptr || NothingPending(oldest)) break;
+      passed.push_back(oldest);
+      oldest = nullptr;
     }
     if (oldest == nullptr) return false;
     impl.shed.fetch_add(1, std::memory_order_relaxed);
