@@ -671,6 +671,88 @@ EOF
   fi
   stop_pid ray-webhook
   start_ray_webhook
+
+  # ---- 22a. v0.3.0, a worker template with a sidecar first and the Ray container
+  # second, marked with env ray=true. The v0.3.0 operator picks the Ray container
+  # the same way (ray-operator controllers/ray/common/pod.go at this version:
+  # BuildPod -> getRayContainerIndex, the first container with env ray=true,
+  # else containers[0]; setContainerEnvVars puts RAY_IP, RAY_PORT, RAY_ADDRESS
+  # and the `ray start --address=` command on that container). One replica: a
+  # second one would hit the shallow copy of scenario 4.
+  s22a="22a KubeRay v0.3.0, sidecar listed first, Ray container second (env ray=true): FQ_RAY_IP, RAY_IP and the FQDN --address on containers[1], nothing added to the sidecar"
+  sc=rc-sidecar
+  kc -n "$ns" apply -f - >"$logs/raycluster-sidecar.log" 2>&1 <<'EOF'
+apiVersion: ray.io/v1alpha1
+kind: RayCluster
+metadata:
+  name: rc-sidecar
+spec:
+  rayVersion: "1.13.0"
+  headGroupSpec:
+    serviceType: ClusterIP
+    rayStartParams: {dashboard-host: "0.0.0.0", block: "true"}
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray:1.13.0
+          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
+  workerGroupSpecs:
+  - groupName: sidecar-first
+    replicas: 1
+    minReplicas: 0
+    maxReplicas: 1
+    rayStartParams: {block: "true"}
+    template:
+      spec:
+        containers:
+        - name: log-shipper
+          image: busybox:1.28
+          command: ["sh", "-c", "sleep 3600"]
+          env: [{name: LOG_DIR, value: /tmp/ray/session_latest/logs}]
+        - name: ray-worker
+          image: rayproject/ray:1.13.0
+          env: [{name: ray, value: "true"}]
+          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
+EOF
+  wait_until 90 "the worker of $sc" count_pods "$ns" "$sc" worker 1
+  sc_worker="$(pods_of "$ns" "$sc" worker | jq -c '.items[0] // {}')"
+  sc_svc="$sc-head-svc"
+  sc_fqdn="$sc_svc.$ns.svc.${cluster_domain:-cluster.local}"
+  # What is wrong, as a list of reasons (empty: the check holds).
+  why22a="$(jq -r --arg f "$sc_fqdn" --arg s "$sc_svc" '
+    def n($c; $name): [$c.env[]? | select(.name == $name)] | length;
+    def cmd($c): ($c.command // []) + ($c.args // []) | join(" ");
+    (.spec.containers // []) as $cs |
+    if ($cs | length) != 2 then "the worker has \($cs | length) containers, not 2"
+    else
+      $cs[0] as $side | $cs[1] as $ray |
+      (if $side.name != "log-shipper" or $ray.name != "ray-worker" then "containers are \([$cs[].name])" else empty end),
+      # the operator chose containers[1] (its own env: RAY_PORT and RAY_ADDRESS, which ray-webhook never adds)
+      (if n($ray; "RAY_PORT") != 1 or n($ray; "RAY_ADDRESS") != 1 then "the operator did not put its env on containers[1]" else empty end),
+      (if (cmd($ray) | contains("ray start")) | not then "no ray start on containers[1]" else empty end),
+      (if [$ray.env[]? | select(.name == "FQ_RAY_IP" and .value == $f)] | length != 1 or n($ray; "FQ_RAY_IP") != 1
+       then "containers[1] FQ_RAY_IP: \([$ray.env[]? | select(.name == "FQ_RAY_IP") | .value])" else empty end),
+      (if [$ray.env[]? | select(.name == "RAY_IP" and .value == $s)] | length != 1 or n($ray; "RAY_IP") != 1
+       then "containers[1] RAY_IP: \([$ray.env[]? | select(.name == "RAY_IP") | .value])" else empty end),
+      (if (cmd($ray) | test("--address=" + ($f | gsub("\\."; "\\.")) + ":[0-9]+( |$)")) | not
+       then "containers[1] has no --address=\($f):PORT (\(cmd($ray) | match("--address[= ][^ ]*").string? // "none"))" else empty end),
+      # the sidecar exactly as the template wrote it
+      (if ($side.env // []) != [{"name": "LOG_DIR", "value": "/tmp/ray/session_latest/logs"}]
+       then "sidecar env changed: \($side.env)" else empty end),
+      (if ($side.command // []) != ["sh", "-c", "sleep 3600"] or ($side.args // []) != []
+       then "sidecar command changed: \(cmd($side))" else empty end)
+    end' <<<"$sc_worker" | paste -sd ';' -)"
+  [ "$(jq -r '.metadata.name // ""' <<<"$sc_worker")" != "" ] || why22a="no worker of $sc stored"
+  if [ -z "$why22a" ]; then pass "$s22a"; else fail "$s22a" "$why22a"; fi
+  printf '     worker %s: containers[1] %s: FQ_RAY_IP=%s RAY_IP=%s %s; containers[0] %s env: %s\n' \
+    "$(jq -r '.metadata.name // "none"' <<<"$sc_worker")" \
+    "$(jq -r '.spec.containers[1].name // "-"' <<<"$sc_worker")" \
+    "$(jq -r '[.spec.containers[1].env[]? | select(.name == "FQ_RAY_IP") | .value] | join(",")' <<<"$sc_worker")" \
+    "$(jq -r '[.spec.containers[1].env[]? | select(.name == "RAY_IP") | .value] | join(",")' <<<"$sc_worker")" \
+    "$(jq -r '(.spec.containers[1].command // []) + (.spec.containers[1].args // []) | join(" ") | (match("--address[= ][^ ]*").string? // "no --address")' <<<"$sc_worker")" \
+    "$(jq -r '.spec.containers[0].name // "-"' <<<"$sc_worker")" \
+    "$(jq -r '[.spec.containers[0].env[]? | .name] | join(",")' <<<"$sc_worker")"
   stop_pid kuberay
   remove_crds "$legacy"
 else
@@ -795,6 +877,119 @@ EOF
   grep -q RayJob <<<"$kinds" || why="$why no RayJob cluster;"
   grep -q RayService <<<"$kinds" || why="$why no RayService cluster;"
   [ -z "$why" ] && pass "$s2b" || fail "$s2b" "$why"
+
+  # ---- 22b. a RayService upgrade whose clusters' names are over 50 characters.
+  # RayService names are at most 47 characters (ray-operator
+  # controllers/ray/utils/constant.go: MaxRayServiceNameLength =
+  # MaxRayClusterNameLength - 6 = 47; validation.go ValidateRayServiceMetadata),
+  # and each cluster is <service>-<5 random> (utils.GenerateRayClusterName), 53
+  # characters here. KubeRay's own head name is the first 50 plus -head
+  # (utils.PodName), so the names of the old and the new cluster share 48
+  # characters and collide when the first 2 of the 5 random characters agree
+  # (1 in 27^2 = 729, k8s.io/apimachinery rand's alphabet).
+  # What makes v1.6.2 create a second cluster with no Pod ever ready
+  # (rayservice_controller.go): the first cluster stays pending (never promoted,
+  # its head is never ready); when spec.rayClusterConfig changes so that its
+  # hash (utils.GenerateHashWithoutReplicasAndWorkersToDelete) differs from the
+  # pending cluster's and not only by worker groups appended at the end,
+  # calculateStatus -> shouldPrepareNewCluster returns
+  # isZeroDowntimeUpgradeEnabled (true with no upgradeStrategy and no
+  # ENABLE_ZERO_DOWNTIME=false) and writes a new
+  # status.pendingServiceStatus.rayClusterName; the next reconcileRayCluster
+  # creates it (createRayClusterInstance). The replaced cluster is deleted by
+  # cleanUpRayClusterInstance only after RayClusterDeletionDelayDuration (60 s),
+  # and its Pods stay (no garbage collector here), as on a real cluster during
+  # an upgrade. The upgrade itself cannot complete (no kubelet).
+  # Because the random draw collides only 1 time in 729, a third cluster makes
+  # the collision certain: the script writes the status field the operator
+  # writes when it prepares a cluster (pendingServiceStatus.rayClusterName),
+  # with the current pending cluster's first 50 characters and 3 other random
+  # characters, and the operator creates that cluster and its head itself
+  # (reconcileRayCluster: a pending name without a cluster is created).
+  up=e2e-kuberay-upgrade
+  rs=e2e-rayservice-upgraded-with-a-name-of-47-chars
+  s22b="22b KubeRay $current: RayService (${#rs} characters) upgrade: each new cluster's head is stored (no 409) under a name other than the old head's, at most 63 characters, never two live heads of one cluster; a forced KubeRay-name collision included"
+  ensure_namespace "$up"
+  kc -n "$up" apply -f - >"$logs/rayservice-upgrade.log" 2>&1 <<EOF
+apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: $rs}
+spec:
+  serveConfigV2: |
+    applications: []
+  rayClusterConfig: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
+EOF
+  rs_pending() { kc -n "$up" get rayservice.ray.io "$rs" -o jsonpath='{.status.pendingServiceStatus.rayClusterName}' 2>/dev/null; }
+  head_of() { pods_of "$up" "$1" head | jq -r '[.items[].metadata.name] | join(",")'; }
+  kuberay_head() { printf '%s-head' "$(tr 'A-Z' 'a-z' <<<"${1:0:50}")"; }
+  polls=0
+  two_heads=""
+  poll_heads() { # every live head Pod of the namespace, grouped by ray.io/cluster: none may have two
+    local j v
+    j="$(kc -n "$up" get pods -l ray.io/node-type=head -o json 2>/dev/null)" || return 0
+    polls=$((polls + 1))
+    v="$(jq -r '[.items[] | select(.metadata.deletionTimestamp == null and .status.phase != "Succeeded" and .status.phase != "Failed")]
+      | group_by(.metadata.labels["ray.io/cluster"]) | map(select(length > 1))[]
+      | "\(.[0].metadata.labels["ray.io/cluster"]): \([.[].metadata.name] | join(","))"' <<<"$j")"
+    [ -z "$v" ] || two_heads="$two_heads $v;"
+  }
+  # cluster_with_head OLD: the pending cluster is not OLD and its head is stored (sets $pending)
+  cluster_with_head() {
+    poll_heads
+    pending="$(rs_pending)"
+    [ -n "$pending" ] && [ "$pending" != "$1" ] && [ -n "$(head_of "$pending")" ]
+  }
+  owner_of() { # CLUSTER=KIND/NAME of its controller, read when the cluster is new (a replaced one is deleted after 60 s)
+    printf '%s=%s' "$1" "$(kc -n "$up" get raycluster.ray.io "$1" -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}' 2>&1)"
+  }
+  why=""
+  wait_until 90 "the first cluster of RayService $rs and its head" cluster_with_head "" || why="$why no first cluster with a head;"
+  c1="$pending"; h1="$(head_of "$c1")"; o1="$(owner_of "$c1")"
+  # The upgrade: a head rayStartParams entry changes the cluster hash.
+  kc -n "$up" patch rayservice.ray.io "$rs" --type=merge \
+    -p '{"spec":{"rayClusterConfig":{"headGroupSpec":{"rayStartParams":{"num-cpus":"0"}}}}}' >>"$logs/rayservice-upgrade.log" 2>&1
+  wait_until 90 "the new cluster of RayService $rs and its head" cluster_with_head "$c1" || why="$why no new cluster with a head after the spec change;"
+  c2="$pending"; h2="$(head_of "$c2")"; o2="$(owner_of "$c2")"
+  # The forced collision: KubeRay's own names of $c2 and $c3 are the same.
+  tail3=x22; [ "${c2:50:3}" = "$tail3" ] && tail3=v77
+  c3="${c2:0:50}$tail3"
+  if [ -n "$c2" ] && [ "$c2" != "$c1" ]; then
+    kc -n "$up" patch rayservice.ray.io "$rs" --subresource=status --type=merge \
+      -p "{\"status\":{\"pendingServiceStatus\":{\"rayClusterName\":\"$c3\"}}}" >>"$logs/rayservice-upgrade.log" 2>&1 \
+      || why="$why patching status.pendingServiceStatus.rayClusterName failed;"
+    wait_until 90 "cluster $c3 (KubeRay head name as $c2's) and its head" cluster_with_head "$c2"  # (checked below)
+  fi
+  h3="$(head_of "$c3")"; o3="$(owner_of "$c3")"
+  for ((i = 0; i < 6; i++)); do poll_heads; sleep 0.5; done
+  for pair in "$c1=$h1" "$c2=$h2" "$c3=$h3"; do
+    c="${pair%%=*}"; h="${pair#*=}"
+    [ -n "$c" ] || continue
+    [ -n "$h" ] || { why="$why cluster $c: no head stored;"; continue; }
+    [[ "$h" == *,* ]] && why="$why cluster $c: heads $h;"
+    [ "${#h}" -le 63 ] || why="$why head $h is ${#h} characters;"
+    [ "$h" = "$(kuberay_head "$c")" ] && why="$why head $h is KubeRay's own name;"
+  done
+  [ "${#c1}" -gt 50 ] && [ "${#c2}" -gt 50 ] || why="$why cluster names ${#c1}/${#c2} characters, not over 50;"
+  for o in "$o1" "$o2" "$o3"; do  # each cluster made by the operator for the RayService
+    [ "${o#*=}" = "RayService/$rs" ] || why="$why RayCluster ${o%%=*} owner: ${o#*=};"
+  done
+  [ -n "$h2" ] && [ "$h2" != "$h1" ] || why="$why the new head is named as the old one ($h1);"
+  [ -n "$h3" ] && [ "$h3" != "$h2" ] || why="$why the forced-collision head is named as $c2's ($h2);"
+  [ "$(kuberay_head "$c3")" = "$(kuberay_head "$c2")" ] || why="$why (script) KubeRay's names of $c2 and $c3 differ;"
+  refused_here="$(grep "already exists" "$logs/operator-$current.log" | grep -c -- "$rs" | tr -d ' ')"
+  [ "$refused_here" = 0 ] || why="$why the operator logged $refused_here 'already exists' errors for $rs's Pods;"
+  [ -z "$two_heads" ] || why="$why two live heads of one cluster at a poll:$two_heads"
+  [ "$polls" -gt 0 ] || why="$why the heads were never listed;"
+  if [ -z "$why" ]; then pass "$s22b"; else fail "$s22b" "$why"; fi
+  collide12="no"; [ "$(kuberay_head "$c1")" = "$(kuberay_head "$c2")" ] && collide12="yes"
+  printf '     the upgrade cannot complete without a kubelet: no Pod ever becomes ready, so no cluster of %s becomes active; the operator replaced its outdated pending cluster by a new one (rayservice_controller.go shouldPrepareNewCluster) and keeps the old one for 60 s\n' "$rs"
+  printf '     old cluster %s: head %s (KubeRay would name it %s)\n' "$c1" "$h1" "$(kuberay_head "$c1")"
+  printf '     new cluster %s: head %s (KubeRay would name it %s; same as the old: %s, which happens 1 time in 729)\n' "$c2" "$h2" "$(kuberay_head "$c2")" "$collide12"
+  printf '     forced collision, status.pendingServiceStatus.rayClusterName set by the script, cluster and head made by the operator: %s: head %s (KubeRay would name it %s, as %s'"'"'s)\n' \
+    "$c3" "$h3" "$(kuberay_head "$c3")" "$c2"
+  printf '     live heads listed at %s polls, two of one cluster: %s\n' "$polls" "${two_heads:-never}"
+  quote="$(grep "already exists" "$logs/operator-$current.log" | grep -- "$rs" | grep -o 'FailedCreateHeadPod[^"]*\\"[^\\]*\\" already exists' | head -1)"
+  [ -z "$quote" ] || printf '     operator log (logs/operator-%s.log): %s\n' "$current" "$(sed 's/\\n/ /; s/\\"/"/g' <<<"$quote")"
 
   # ---- 5. a second head
   copy() { # copy NAME|'' EXTRA_JQ: the stored head as a new object
