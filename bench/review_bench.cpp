@@ -38,13 +38,13 @@
 #include <utility>
 #include <vector>
 
-#include "ray_webhook/config.h"
-#include "ray_webhook/review_decoder.h"
-#include "ray_webhook/review_handler.h"
+#include "ray_webhook/core/policy_config.h"
+#include "ray_webhook/core/review_decoder.h"
+#include "ray_webhook/core/review_handler.h"
 
 namespace {
 
-using ray_webhook::Config;
+using ray_webhook::PolicyConfig;
 using ray_webhook::Endpoint;
 using ray_webhook::HandleReview;
 using ray_webhook::ReviewDecoder;
@@ -93,7 +93,7 @@ void Count(benchmark::State& state, std::size_t request_bytes) {
 }
 
 void BM_HandleReview(benchmark::State& state, Endpoint endpoint, const std::string* body) {
-  const Config config;
+  const PolicyConfig config;
   ReviewDecoder decoder;
   std::size_t answer_bytes = 0;
   for (auto _ : state) {
@@ -106,7 +106,7 @@ void BM_HandleReview(benchmark::State& state, Endpoint endpoint, const std::stri
 }
 
 void BM_HandleReviewFreshDecoder(benchmark::State& state, Endpoint endpoint, const std::string* body) {
-  const Config config;
+  const PolicyConfig config;
   for (auto _ : state) {
     ReviewDecoder decoder;
     ReviewOutcome out = HandleReview(*body, endpoint, config, decoder, {}, Padding(*body));
@@ -127,7 +127,7 @@ void BM_Decode(benchmark::State& state, const std::string* body) {
 // Reviews each input once on both endpoints and says what the answer is;
 // false when one is refused.
 bool Describe(const std::vector<Input>& inputs) {
-  const Config config;
+  const PolicyConfig config;
   ReviewDecoder decoder;
   bool ok = true;
   for (const Input& in : inputs) {

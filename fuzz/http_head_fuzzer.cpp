@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "ray_webhook/http_request_head.h"
+#include "edge/http_request_head.h"
 
 namespace {
 

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ray_webhook/base64.h"
-#include "ray_webhook/review_handler.h"
-#include "ray_webhook/review_log_line.h"
+#include "support/base64_decode.h"
+#include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/logging/review_log_line.h"
 
 namespace {
 
@@ -132,21 +132,15 @@ void CheckLogLine(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static ray_webhook::ReviewDecoder decoder;
-  static const ray_webhook::Config config = [] {
-    ray_webhook::Config c;
-    c.kube_api.server = "https://127.0.0.1:1";  // makes the lookup "configured"; the lookup below answers
-    return c;
-  }();
+  static const ray_webhook::PolicyConfig config;
   const std::string_view body(reinterpret_cast<const char*>(data), size);
   const bool live_head = size % 3 == 0;
   const bool api_down = size % 5 == 0;
   ray_webhook::HeadLookup lookup = [&](std::string_view, std::string_view cluster) {
-    ray_webhook::PodListResult r;
-    r.ok = !api_down;
-    r.http_status = api_down ? 0 : 200;
-    if (api_down) r.error = "simulated";
-    if (live_head) r.pods.push_back({std::string(cluster) + "-head-other", "Running", false});
-    return r;
+    if (api_down) return ray_webhook::HeadPodList(ray_webhook::Status::Error("simulated"));
+    std::vector<ray_webhook::HeadPod> pods;
+    if (live_head) pods.push_back({std::string(cluster) + "-head-other", "Running", false});
+    return ray_webhook::HeadPodList(std::move(pods));
   };
 
   for (Endpoint endpoint : {Endpoint::kMutate, Endpoint::kValidate}) {

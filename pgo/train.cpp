@@ -17,10 +17,10 @@
 #include <string_view>
 #include <vector>
 
-#include "ray_webhook/config.h"
-#include "ray_webhook/review_decoder.h"
-#include "ray_webhook/review_handler.h"
-#include "ray_webhook/review_log_line.h"
+#include "ray_webhook/core/policy_config.h"
+#include "ray_webhook/core/review_decoder.h"
+#include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/logging/review_log_line.h"
 
 namespace {
 
@@ -58,13 +58,10 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const ray_webhook::Config config;
+  const ray_webhook::PolicyConfig config;
   ray_webhook::ReviewDecoder decoder;
   const ray_webhook::HeadLookup no_heads = [](std::string_view, std::string_view) {
-    ray_webhook::PodListResult result;
-    result.ok = true;
-    result.http_status = 200;
-    return result;
+    return ray_webhook::HeadPodList(std::vector<ray_webhook::HeadPod>{});
   };
   long reviews = 0;
   std::size_t answer_bytes = 0;

@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 build="${1:?usage: compact_binary.sh BUILD_DIR}"
 need jq "install jq"
 
-# The compile command of src/NAME.cpp, empty when there is none.
+# The compile command of src/LAYER/NAME.cpp, empty when there is none.
 command_of() {
   jq -r --arg f "/src/$1.cpp" '.[] | select(.file | endswith($f)) | .command' \
     "$build/compile_commands.json" 2>/dev/null | head -1
@@ -19,12 +19,13 @@ command_of() {
 # The optimisation level that wins: the last -O flag of the command.
 last_opt() { grep -o -- ' -O[0-9sgz]*' <<<"$1" | tail -1 | tr -d ' '; }
 
-for source in main command_line kube_api_client serving_certificate tls_policy; do
+for source in cli/main cli/command_line kube/kube_api_client tls/serving_certificate tls/tls_policy; do
   opt="$(last_opt "$(command_of "$source")")"
   if [ "$opt" = -Os ]; then pass "src/$source.cpp compiled with -Os"
   else fail "src/$source.cpp compiled with -Os (last -O flag: '${opt:-none}')"; fi
 done
-for source in review_handler review_decoder webhook_server batched_log_sink log_line_formatter review_log_line metrics; do
+for source in core/review_handler core/review_decoder edge/webhook_server logging/batched_log_sink \
+  logging/log_line_formatter logging/review_log_line edge/metrics; do
   cmd="$(command_of "$source")"
   opt="$(last_opt "$cmd")"
   if [ -n "$cmd" ] && [ "$opt" != -Os ]; then pass "src/$source.cpp keeps its optimisation ($opt)"

@@ -3,7 +3,7 @@
 # (scripts/build.sh through scripts/build-with-profile.sh; bench/README.md,
 # item 29). Checks the build dir CTest runs in: configured with
 # RAY_WEBHOOK_PGO=use, the core's sources compiled with -fprofile-use, and a
-# profile recorded for each core source a review runs through.
+# profile recorded for each core and logging source a review runs through.
 #   core_profile.sh BUILD_DIR
 set -uo pipefail
 # shellcheck source=lib.sh
@@ -15,14 +15,16 @@ mode="$(sed -n 's/^RAY_WEBHOOK_PGO:STRING=//p' "$build/CMakeCache.txt" 2>/dev/nu
 if [ "$mode" = use ]; then pass "configured with RAY_WEBHOOK_PGO=use"
 else fail "configured with RAY_WEBHOOK_PGO=use (got '${mode:-none}'; build with scripts/build.sh)"; fi
 
-for source in review_decoder review_handler pod_policy fqdn_mutation admission_response; do
+for source in core/review_decoder core/review_handler core/pod_policy core/fqdn_mutation core/admission_response \
+  logging/review_log_line; do
   if jq -r --arg f "/src/$source.cpp" '.[] | select(.file | endswith($f)) | .command' \
        "$build/compile_commands.json" 2>/dev/null | grep -q -- '-fprofile-use'; then
     pass "src/$source.cpp compiled with -fprofile-use"
   else
     fail "src/$source.cpp compiled with -fprofile-use"
   fi
-  profile=("$build"/pgo-profile/*"#ray_webhook_core.dir#src#$source.cpp.gcda")
+  layer="${source%%/*}"
+  profile=("$build"/pgo-profile/*"#ray_webhook_${layer}.dir#src#${source//\//#}.cpp.gcda")
   if [ -s "${profile[0]}" ]; then pass "a profile of src/$source.cpp was recorded"
   else fail "a profile of src/$source.cpp was recorded (none in $build/pgo-profile)"; fi
 done

@@ -5,7 +5,7 @@
 // The suite makes a throw-away CA with certs/generate.sh, starts the mock on a
 // random free port with tests/fixtures/kube-api/pods.json, and stops it at the
 // end. Each test that changes a token uses its own token file.
-#include "ray_webhook/kube_api_client.h"
+#include "ray_webhook/kube/kube_api_client.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -79,13 +79,19 @@ long long MillisSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-// Every failure: ok false, no pods, a one-line reason, the given HTTP status.
-void ExpectFailure(const PodListResult& r, int http_status) {
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.http_status, http_status) << r.error;
-  EXPECT_TRUE(r.pods.empty());
-  EXPECT_FALSE(r.error.empty());
-  EXPECT_EQ(r.error.find('\n'), std::string::npos) << "error is not one line: " << r.error;
+// Every failure: an error with a one-line reason that names the HTTP status
+// the API answered, or (http_status 0) says no answer came.
+void ExpectFailure(const HeadPodList& r, int http_status) {
+  EXPECT_FALSE(r.ok());
+  constexpr std::string_view kAnswered = "the Kubernetes API answered ";
+  if (http_status == 0) {
+    EXPECT_EQ(r.error().find(kAnswered), std::string::npos) << r.error();
+  } else {
+    EXPECT_NE(r.error().find(std::string(kAnswered) + std::to_string(http_status) + ":"), std::string::npos)
+        << r.error();
+  }
+  EXPECT_FALSE(r.error().empty());
+  EXPECT_EQ(r.error().find('\n'), std::string::npos) << "error is not one line: " << r.error();
 }
 
 class KubeApiClientTest : public ::testing::Test {
@@ -259,10 +265,9 @@ class KubeApiClientTest : public ::testing::Test {
 
 TEST_F(KubeApiClientTest, NoHeadPodIsOkAndEmptyFromOneGetWithSelectorAndToken) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "no-head");
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.http_status, 200);
-  EXPECT_TRUE(r.pods.empty());
+  HeadPodList r = client.ListHeadPods("default", "no-head");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_TRUE(r->empty());
   // The mock decodes the query: the client sent exactly this selector, once.
   const std::string log = MockLog();
   EXPECT_EQ(CountLines(log, LogLine("no-head", "ok")), 1u) << log;
@@ -270,79 +275,78 @@ TEST_F(KubeApiClientTest, NoHeadPodIsOkAndEmptyFromOneGetWithSelectorAndToken) {
 
 TEST_F(KubeApiClientTest, ClusterWithoutAFixtureEntryIsOkAndEmpty) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "never-created");
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_TRUE(r.pods.empty());
+  HeadPodList r = client.ListHeadPods("default", "never-created");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_TRUE(r->empty());
 }
 
 TEST_F(KubeApiClientTest, LiveHeadIsOneRunningPod) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "live-head");
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.http_status, 200);
-  ASSERT_EQ(r.pods.size(), 1u);
-  EXPECT_EQ(r.pods[0].name, "live-head-head-x7k2p");
-  EXPECT_EQ(r.pods[0].phase, "Running");
-  EXPECT_FALSE(r.pods[0].terminating);
+  HeadPodList r = client.ListHeadPods("default", "live-head");
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].name, "live-head-head-x7k2p");
+  EXPECT_EQ((*r)[0].phase, "Running");
+  EXPECT_FALSE((*r)[0].terminating);
 }
 
 TEST_F(KubeApiClientTest, PendingHeadKeepsItsPhase) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "pending-head");
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_EQ(r.pods.size(), 1u);
-  EXPECT_EQ(r.pods[0].name, "pending-head-head-p3nd1");
-  EXPECT_EQ(r.pods[0].phase, "Pending");
-  EXPECT_FALSE(r.pods[0].terminating);
+  HeadPodList r = client.ListHeadPods("default", "pending-head");
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].name, "pending-head-head-p3nd1");
+  EXPECT_EQ((*r)[0].phase, "Pending");
+  EXPECT_FALSE((*r)[0].terminating);
 }
 
 TEST_F(KubeApiClientTest, HeadWithDeletionTimestampIsTerminating) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "terminating-head");
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_EQ(r.pods.size(), 1u);
-  EXPECT_EQ(r.pods[0].name, "terminating-head-head-abcde");
-  EXPECT_EQ(r.pods[0].phase, "Running");
-  EXPECT_TRUE(r.pods[0].terminating);
+  HeadPodList r = client.ListHeadPods("default", "terminating-head");
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].name, "terminating-head-head-abcde");
+  EXPECT_EQ((*r)[0].phase, "Running");
+  EXPECT_TRUE((*r)[0].terminating);
 }
 
 TEST_F(KubeApiClientTest, FailedAndSucceededHeadsKeepTheirPhase) {
   KubeApiClient client(Config());
-  PodListResult failed = client.ListHeadPods("default", "failed-head");
-  ASSERT_TRUE(failed.ok) << failed.error;
-  ASSERT_EQ(failed.pods.size(), 1u);
-  EXPECT_EQ(failed.pods[0].name, "failed-head-head-qwert");
-  EXPECT_EQ(failed.pods[0].phase, "Failed");
-  EXPECT_FALSE(failed.pods[0].terminating);
+  HeadPodList failed = client.ListHeadPods("default", "failed-head");
+  ASSERT_TRUE(failed.ok()) << failed.error();
+  ASSERT_EQ(failed->size(), 1u);
+  EXPECT_EQ((*failed)[0].name, "failed-head-head-qwert");
+  EXPECT_EQ((*failed)[0].phase, "Failed");
+  EXPECT_FALSE((*failed)[0].terminating);
 
-  PodListResult succeeded = client.ListHeadPods("default", "succeeded-head");
-  ASSERT_TRUE(succeeded.ok) << succeeded.error;
-  ASSERT_EQ(succeeded.pods.size(), 1u);
-  EXPECT_EQ(succeeded.pods[0].phase, "Succeeded");
+  HeadPodList succeeded = client.ListHeadPods("default", "succeeded-head");
+  ASSERT_TRUE(succeeded.ok()) << succeeded.error();
+  ASSERT_EQ(succeeded->size(), 1u);
+  EXPECT_EQ((*succeeded)[0].phase, "Succeeded");
 }
 
 TEST_F(KubeApiClientTest, MixedHeadsComeBackInListOrder) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "mixed");
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_EQ(r.pods.size(), 3u);
-  EXPECT_EQ(r.pods[0].name, "mixed-head-failed1");
-  EXPECT_EQ(r.pods[0].phase, "Failed");
-  EXPECT_FALSE(r.pods[0].terminating);
-  EXPECT_EQ(r.pods[1].name, "mixed-head-old1");
-  EXPECT_EQ(r.pods[1].phase, "Running");
-  EXPECT_TRUE(r.pods[1].terminating);
-  EXPECT_EQ(r.pods[2].name, "mixed-head-live1");
-  EXPECT_EQ(r.pods[2].phase, "Running");
-  EXPECT_FALSE(r.pods[2].terminating);
+  HeadPodList r = client.ListHeadPods("default", "mixed");
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].name, "mixed-head-failed1");
+  EXPECT_EQ((*r)[0].phase, "Failed");
+  EXPECT_FALSE((*r)[0].terminating);
+  EXPECT_EQ((*r)[1].name, "mixed-head-old1");
+  EXPECT_EQ((*r)[1].phase, "Running");
+  EXPECT_TRUE((*r)[1].terminating);
+  EXPECT_EQ((*r)[2].name, "mixed-head-live1");
+  EXPECT_EQ((*r)[2].phase, "Running");
+  EXPECT_FALSE((*r)[2].terminating);
 }
 
 TEST_F(KubeApiClientTest, OneClientServesRepeatedCalls) {
   KubeApiClient client(Config());
   for (int i = 0; i < 5; ++i) {
-    PodListResult r = client.ListHeadPods("default", "live-head");
-    ASSERT_TRUE(r.ok) << "call " << i << ": " << r.error;
-    ASSERT_EQ(r.pods.size(), 1u);
+    HeadPodList r = client.ListHeadPods("default", "live-head");
+    ASSERT_TRUE(r.ok()) << "call " << i << ": " << r.error();
+    ASSERT_EQ(r->size(), 1u);
   }
 }
 
@@ -359,16 +363,16 @@ TEST_F(KubeApiClientTest, WrongTokenIs401) {
   KubeApiConfig c = Config();
   c.token_file = OwnTokenFile(kWrongToken).string();
   KubeApiClient client(c);
-  PodListResult r = client.ListHeadPods("default", "live-head");
+  HeadPodList r = client.ListHeadPods("default", "live-head");
   ExpectFailure(r, 401);
-  EXPECT_TRUE(Contains(r.error, "401")) << r.error;
+  EXPECT_TRUE(Contains(r.error(), "401")) << r.error();
 }
 
 TEST_F(KubeApiClientTest, EmptyTokenFileSettingSendsNoAuthorization) {
   KubeApiConfig c = Config();
   c.token_file.clear();
   KubeApiClient client(c);
-  PodListResult r = client.ListHeadPods("default", "no-token-configured");
+  HeadPodList r = client.ListHeadPods("default", "no-token-configured");
   ExpectFailure(r, 401);
   EXPECT_EQ(CountLines(MockLog(), LogLine("no-token-configured", "bad")), 1u) << MockLog();
 }
@@ -377,10 +381,9 @@ TEST_F(KubeApiClientTest, MissingTokenFileFails) {
   KubeApiConfig c = Config();
   c.token_file = (dir_ / "no-such-token").string();
   KubeApiClient client(c);
-  PodListResult r = client.ListHeadPods("default", "live-head");
-  EXPECT_FALSE(r.ok);
-  EXPECT_TRUE(r.pods.empty());
-  EXPECT_FALSE(r.error.empty());
+  HeadPodList r = client.ListHeadPods("default", "live-head");
+  ExpectFailure(r, 0);
+  EXPECT_NE(r.error().find("cannot read the token file"), std::string::npos) << r.error();
 }
 
 TEST_F(KubeApiClientTest, RotatedTokenIsUsedOnTheNextCall) {
@@ -391,9 +394,9 @@ TEST_F(KubeApiClientTest, RotatedTokenIsUsedOnTheNextCall) {
   ExpectFailure(client.ListHeadPods("default", "live-head"), 401);
 
   WriteToken(token, kToken);
-  PodListResult good = client.ListHeadPods("default", "live-head");
-  ASSERT_TRUE(good.ok) << good.error;
-  ASSERT_EQ(good.pods.size(), 1u);
+  HeadPodList good = client.ListHeadPods("default", "live-head");
+  ASSERT_TRUE(good.ok()) << good.error();
+  ASSERT_EQ(good->size(), 1u);
 
   // And back: a revoked token is noticed too, not cached.
   WriteToken(token, kWrongToken);
@@ -412,34 +415,34 @@ TEST_F(KubeApiClientTest, TokenReplacedByRenameIsUsedOnTheNextCall) {
   const fs::path fresh = token.string() + ".new";
   WriteToken(fresh, kToken);
   fs::rename(fresh, token);
-  PodListResult good = client.ListHeadPods("default", "live-head");
-  ASSERT_TRUE(good.ok) << good.error;
-  EXPECT_EQ(good.pods.size(), 1u);
+  HeadPodList good = client.ListHeadPods("default", "live-head");
+  ASSERT_TRUE(good.ok()) << good.error();
+  EXPECT_EQ(good->size(), 1u);
 }
 
 TEST_F(KubeApiClientTest, ForbiddenIs403WithTheStatusMessage) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "forbidden");
+  HeadPodList r = client.ListHeadPods("default", "forbidden");
   ExpectFailure(r, 403);
-  EXPECT_TRUE(Contains(r.error, "403")) << r.error;
-  EXPECT_TRUE(Contains(Lower(r.error), "forbidden")) << "want the Status reason or message: " << r.error;
+  EXPECT_TRUE(Contains(r.error(), "403")) << r.error();
+  EXPECT_TRUE(Contains(Lower(r.error()), "forbidden")) << "want the Status reason or message: " << r.error();
 }
 
 TEST_F(KubeApiClientTest, ServerErrorIs500) {
   KubeApiClient client(Config());
-  PodListResult r = client.ListHeadPods("default", "broken");
+  HeadPodList r = client.ListHeadPods("default", "broken");
   ExpectFailure(r, 500);
-  EXPECT_TRUE(Contains(r.error, "500")) << r.error;
+  EXPECT_TRUE(Contains(r.error(), "500")) << r.error();
 }
 
 TEST_F(KubeApiClientTest, SlowServerTimesOutWithinTheDeadline) {
   KubeApiClient client(Config(300ms));
   const auto start = Clock::now();
-  PodListResult r = client.ListHeadPods("default", "slow");
+  HeadPodList r = client.ListHeadPods("default", "slow");
   const long long ms = MillisSince(start);
   ExpectFailure(r, 0);
-  const std::string e = Lower(r.error);
-  EXPECT_TRUE(Contains(e, "timeout") || Contains(e, "timed out") || Contains(e, "deadline")) << r.error;
+  const std::string e = Lower(r.error());
+  EXPECT_TRUE(Contains(e, "timeout") || Contains(e, "timed out") || Contains(e, "deadline")) << r.error();
   EXPECT_LT(ms, 3000) << "the mock hangs 5 s; the 300 ms deadline should end the call long before";
 }
 
@@ -447,7 +450,7 @@ TEST_F(KubeApiClientTest, UnknownCaFailsTlsVerification) {
   KubeApiConfig c = Config();
   c.ca_file = (dir_ / "other-ca" / "ca.crt").string();
   KubeApiClient client(c);
-  PodListResult r = client.ListHeadPods("default", "live-head");
+  HeadPodList r = client.ListHeadPods("default", "live-head");
   ExpectFailure(r, 0);
 }
 
@@ -455,7 +458,7 @@ TEST_F(KubeApiClientTest, MissingCaFileFails) {
   KubeApiConfig c = Config();
   c.ca_file = (dir_ / "no-such-ca.crt").string();
   KubeApiClient client(c);
-  PodListResult r = client.ListHeadPods("default", "live-head");
+  HeadPodList r = client.ListHeadPods("default", "live-head");
   ExpectFailure(r, 0);
 }
 
@@ -476,7 +479,7 @@ TEST_F(KubeApiClientTest, NothingListeningFailsFast) {
   c.server = "https://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
   KubeApiClient client(c);
   const auto start = Clock::now();
-  PodListResult r = client.ListHeadPods("default", "live-head");
+  HeadPodList r = client.ListHeadPods("default", "live-head");
   const long long ms = MillisSince(start);
   close(sock);
   ExpectFailure(r, 0);
@@ -486,10 +489,8 @@ TEST_F(KubeApiClientTest, NothingListeningFailsFast) {
 TEST_F(KubeApiClientTest, UnconfiguredClientFailsWithoutThrowing) {
   KubeApiClient client(KubeApiConfig{});
   EXPECT_FALSE(client.config().configured());
-  PodListResult r = client.ListHeadPods("default", "live-head");
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.http_status, 0);
-  EXPECT_FALSE(r.error.empty());
+  HeadPodList r = client.ListHeadPods("default", "live-head");
+  ExpectFailure(r, 0);
 }
 
 TEST_F(KubeApiClientTest, ConcurrentCallsOnOneClientAllSucceed) {
@@ -503,16 +504,16 @@ TEST_F(KubeApiClientTest, ConcurrentCallsOnOneClientAllSucceed) {
   std::vector<std::thread> threads;
   // One caller is stuck on the slow cluster while the others keep listing.
   threads.emplace_back([&] {
-    if (!client.ListHeadPods("default", "slow").ok) ++timed_out;
+    if (!client.ListHeadPods("default", "slow").ok()) ++timed_out;
   });
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kCalls; ++i) {
-        PodListResult r = client.ListHeadPods("default", t % 2 ? "live-head" : "mixed");
-        if (r.ok && r.pods.size() == (t % 2 ? 1u : 3u)) {
+        HeadPodList r = client.ListHeadPods("default", t % 2 ? "live-head" : "mixed");
+        if (r.ok() && r->size() == (t % 2 ? 1u : 3u)) {
           ++ok;
         } else {
-          errors[t] = r.error;
+          errors[t] = r.error();
         }
       }
     });
@@ -543,9 +544,8 @@ TEST(KubeApiParsePodListTest, ReadsNamesPhasesAndDeletion) {
     {"apiVersion":"v1","kind":"Pod","metadata":{"name":"b","deletionTimestamp":"2026-11-30T10:00:00Z"},
      "status":{"phase":"Running"}},
     {"apiVersion":"v1","kind":"Pod","metadata":{"name":"c"}}]})";
-  std::string error;
-  auto pods = ParsePodList(body, &error);
-  ASSERT_TRUE(pods.has_value()) << error;
+  auto pods = ParsePodList(body);
+  ASSERT_TRUE(pods.ok()) << pods.error();
   ASSERT_EQ(pods->size(), 3u);
   EXPECT_EQ((*pods)[0].name, "a");
   EXPECT_EQ((*pods)[0].phase, "Running");
@@ -558,9 +558,8 @@ TEST(KubeApiParsePodListTest, ReadsNamesPhasesAndDeletion) {
 }
 
 TEST(KubeApiParsePodListTest, EmptyPodListIsNoPods) {
-  std::string error;
-  auto pods = ParsePodList(R"({"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]})", &error);
-  ASSERT_TRUE(pods.has_value()) << error;
+  auto pods = ParsePodList(R"({"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]})");
+  ASSERT_TRUE(pods.ok()) << pods.error();
   EXPECT_TRUE(pods->empty());
 }
 
@@ -574,10 +573,9 @@ TEST(KubeApiParsePodListTest, NonPodListBodiesAreRejectedWithAReason) {
       R"({"kind":"PodList","apiVersion":"v1","items":[)",
   };
   for (const std::string& body : bodies) {
-    std::string error;
-    auto pods = ParsePodList(body, &error);
-    EXPECT_FALSE(pods.has_value()) << body;
-    EXPECT_FALSE(error.empty()) << body;
+    auto pods = ParsePodList(body);
+    EXPECT_FALSE(pods.ok()) << body;
+    EXPECT_FALSE(pods.error().empty()) << body;
   }
 }
 
@@ -592,8 +590,7 @@ TEST(KubeApiParsePodListTest, WrongFieldTypesDoNotThrow) {
       R"({"kind":"PodList","apiVersion":"v1","items":{}})",
   };
   for (const std::string& body : bodies) {
-    std::string error;
-    EXPECT_NO_THROW(ParsePodList(body, &error)) << body;
+    EXPECT_NO_THROW(static_cast<void>(ParsePodList(body))) << body;
   }
 }
 

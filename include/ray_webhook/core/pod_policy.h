@@ -1,0 +1,42 @@
+// PodPolicy: the whole decision for one AdmissionRequest.
+//
+// Contract: a pure function of the request, the configuration and the facts
+// the edge gathered from the cluster (the head Pods listed from the API); no
+// I/O, no clock, no globals, so it can be tested, benchmarked and fuzzed
+// alone. Only Pod CREATE is acted on; every other request is allowed
+// unchanged. Rules run in this order and the first denial ends the review:
+//  - both endpoints: DuplicateMountRule. The mutating endpoint applies it too
+//    because kube-apiserver runs its own Pod validation ("must be unique")
+//    after mutating and before validating webhooks, so only a mutating
+//    webhook's message reaches the user for exact duplicates (create path:
+//    mutating -> strategy validation -> validating);
+//  - /mutate: the FQDN mutation, and the deterministic head name;
+//  - /validate (never patches): HeadNameRule, SecondHeadRule, and warnings
+//    for duplicate env names.
+#pragma once
+
+#include <string_view>
+
+#include "ray_webhook/core/admission_request.h"
+#include "ray_webhook/core/policy_config.h"
+#include "ray_webhook/core/decision.h"
+#include "ray_webhook/core/head_pods.h"
+
+namespace ray_webhook {
+
+enum class Endpoint { kMutate, kValidate };
+
+// The HTTP path an endpoint is served on, as logs and metrics name it.
+constexpr std::string_view EndpointPath(Endpoint endpoint) {
+  return endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
+}
+
+// True when Decide needs the cluster's head Pods: /validate of a head Pod
+// CREATE with the lookup on. The edge asks only when it has an API to ask.
+bool NeedsHeadLookup(const AdmissionRequest& request, Endpoint endpoint, const PolicyConfig& policy);
+
+// head_pods: the lookup's result when NeedsHeadLookup and the edge asked, else nullptr.
+Decision Decide(const AdmissionRequest& request, Endpoint endpoint, const PolicyConfig& policy,
+                const HeadPodList* head_pods = nullptr);
+
+}  // namespace ray_webhook

@@ -1,0 +1,52 @@
+// ServingCertificate: the TLS pair the server presents, swapped without a
+// restart when the files change.
+//
+// Contract: Install() makes every new handshake on the SSL_CTX use the pair
+// current at that moment (OpenSSL's certificate callback), so a swap never
+// touches a handshake in progress. Reload() reads both files; a pair that
+// does not load (missing, half-written, not PEM, key not matching the
+// certificate) is rejected and the current pair stays in service. A pair
+// whose bytes have not changed is not reloaded. cert-manager rewrites a
+// mounted Secret through a symlink swap, which this sees as new bytes.
+// Thread-safe.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ray_webhook/core/status.h"
+
+namespace ray_webhook {
+
+class ServingCertificate {
+ public:
+  ServingCertificate(std::string cert_file, std::string key_file);
+  ~ServingCertificate();
+  ServingCertificate(const ServingCertificate&) = delete;
+  ServingCertificate& operator=(const ServingCertificate&) = delete;
+
+  // True when a new pair went into service, false when the files are
+  // unchanged; an error saying why when the pair was rejected.
+  Result<bool> Reload();
+
+  // Requires a pair to have loaded.
+  bool Install(SSL_CTX* ctx);
+
+  // Subject and notAfter of the pair in service, for logs.
+  std::string Describe() const;
+
+ private:
+  struct Pair;
+  static int OnCertificate(SSL* ssl, void* arg);
+  std::shared_ptr<const Pair> Current() const;
+
+  const std::string cert_file_;
+  const std::string key_file_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Pair> current_;
+};
+
+}  // namespace ray_webhook

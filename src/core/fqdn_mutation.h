@@ -1,0 +1,24 @@
+// FqdnMutation: point a Ray Pod at its head through the fully qualified name.
+//
+// Contract: appends to `decision` the operations that give
+//  - the worker Ray container env FQ_RAY_IP=<fqdn> and RAY_IP=<svc> (each only
+//    when no entry of that name exists), every `--address` at the bare head
+//    service in its command and args, and a bare RAY_ADDRESS, the FQDN;
+//  - every init container, head or worker, FQ_RAY_IP and RAY_IP as above;
+// and nothing else: the head Ray container reaches GCS on localhost and other
+// containers are the user's. Applying the result and running again yields no
+// operations (reinvocationPolicy: IfNeeded may call a webhook twice).
+#pragma once
+
+#include <string_view>
+
+#include "ray_webhook/core/admission_request.h"
+#include "ray_webhook/core/decision.h"
+#include "ray_webhook/core/ray_pod.h"
+
+namespace ray_webhook {
+
+void PlanFqdnMutation(const Pod& pod, const RayPodIdentity& identity, std::string_view namespace_name,
+                      std::string_view cluster_domain, Decision& decision);
+
+}  // namespace ray_webhook

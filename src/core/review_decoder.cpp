@@ -1,0 +1,469 @@
+#include "ray_webhook/core/review_decoder.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace ray_webhook {
+namespace {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+using simdjson::SUCCESS;
+
+// Walks the body once, front to back, with simdjson's On Demand API: no tree
+// is built, strings are unescaped only when a rule reads them, and whatever
+// the rules do not read is skipped by the parser's iterative scan.
+// Records the first failure: invalid JSON (a simdjson error) or a field of
+// the wrong type, with its JSON path.
+class Reader {
+ public:
+  bool failed() const { return json_error_ != SUCCESS || !error_.empty(); }
+  error_code json_error() const { return json_error_; }
+  const std::string& error() const { return error_; }
+
+  void Fail(std::string_view path, std::string_view what) {
+    if (!failed()) error_ = std::string(path) + ": " + std::string(what);
+  }
+  // For a decoder that walked a value on behalf of this one.
+  void Adopt(const Reader& other) {
+    if (failed()) return;
+    json_error_ = other.json_error_;
+    error_ = other.error_;
+  }
+
+  // False, with the error recorded, unless e is SUCCESS.
+  bool Ok(error_code e) {
+    if (e != SUCCESS && !failed()) json_error_ = e;
+    return e == SUCCESS;
+  }
+
+  // An array element and its JSON type; false, with the error recorded, when
+  // either cannot be read.
+  template <typename Item>
+  bool Element(Item&& item, od::value* e, od::json_type* t) {
+    return Ok(std::forward<Item>(item).get(*e)) && Ok(e->type().get(*t));
+  }
+
+  // Calls visit(key, value) for each field in document order until it fails.
+  // A repeated key is visited again, so its last value wins, as in Go's encoding/json.
+  template <typename Visit>
+  void Fields(od::object obj, Visit&& visit) {
+    for (auto item : obj) {
+      od::field field;
+      std::string_view key;
+      if (!Ok(std::move(item).get(field)) || !Ok(field.unescaped_key().get(key))) return;
+      visit(key, field.value());
+      if (failed()) return;
+    }
+  }
+
+  // Null leaves *out untouched, as an absent field does; other non-strings fail.
+  void String(od::value v, std::string_view path, std::string_view* out) {
+    od::json_type t;
+    if (!Ok(v.type().get(t)) || t == od::json_type::null) return;
+    if (t != od::json_type::string) return Fail(path, "expected a string");
+    Ok(v.get_string().get(*out));
+  }
+
+  // False for null, as for an absent field; other non-objects fail.
+  bool Object(od::value v, std::string_view path, od::object* out) {
+    od::json_type t;
+    if (!Ok(v.type().get(t)) || t == od::json_type::null) return false;
+    if (t != od::json_type::object) {
+      Fail(path, "expected an object");
+      return false;
+    }
+    return Ok(v.get_object().get(*out));
+  }
+
+  bool Array(od::value v, std::string_view path, od::array* out) {
+    od::json_type t;
+    if (!Ok(v.type().get(t)) || t == od::json_type::null) return false;
+    if (t != od::json_type::array) {
+      Fail(path, "expected an array");
+      return false;
+    }
+    return Ok(v.get_array().get(*out));
+  }
+
+  // Calls visit(object) for each element of a; elements that are not
+  // objects fail with what_else at path.
+  template <typename Visit>
+  void Objects(od::array a, std::string_view path, std::string_view what_else, Visit&& visit) {
+    for (auto item : a) {
+      od::value e;
+      od::json_type t;
+      if (!Element(std::move(item), &e, &t)) return;
+      od::object o;
+      if (t != od::json_type::object) return Fail(path, what_else);
+      if (!Ok(e.get_object().get(o))) return;
+      visit(o);
+      if (failed()) return;
+    }
+  }
+
+  void Strings(od::value v, std::string_view path, std::vector<std::string_view>* out) {
+    out->clear();
+    od::array a;
+    if (!Array(v, path, &a)) return;
+    for (auto item : a) {
+      od::value e;
+      od::json_type t;
+      if (!Element(std::move(item), &e, &t)) return;
+      if (t != od::json_type::string) return Fail(path, "expected an array of strings");
+      std::string_view s;
+      if (!Ok(e.get_string().get(s))) return;
+      out->push_back(s);
+    }
+  }
+
+  void Map(od::value v, std::string_view path, StringMap* out) {
+    out->clear();
+    od::object m;
+    if (!Object(v, path, &m)) return;
+    Fields(m, [&](std::string_view key, od::value value) {
+      od::json_type t;
+      if (!Ok(value.type().get(t))) return;
+      if (t != od::json_type::string) return Fail(path, "expected string values");
+      std::string_view s;
+      if (Ok(value.get_string().get(s))) out->emplace_back(key, s);
+    });
+  }
+
+  // Fills *out in place: elements left from the previous review keep their
+  // lists' storage, so a review like the last one allocates nothing here.
+  // path is "request.object.spec.<key>".
+  void Containers(od::value v, std::string_view path, std::vector<Container>* out) {
+    od::array list;
+    if (!Array(v, path, &list)) {
+      out->clear();
+      return;
+    }
+    std::size_t i = 0;
+    // Paths are spelled out only on failure, so the common case allocates nothing for them.
+    auto here = [&] { return std::string(path) + "[" + std::to_string(i) + "]"; };
+    for (auto item : list) {
+      od::value e;
+      od::json_type t;
+      if (!Element(std::move(item), &e, &t)) return;
+      od::object c;
+      if (t != od::json_type::object) return Fail(here(), "expected an object");
+      if (!Ok(e.get_object().get(c))) return;
+      if (i == out->size()) out->emplace_back();
+      DecodeContainer(c, (*out)[i]);
+      if (failed()) {
+        if (!error_.empty()) error_ = here() + error_;
+        return;
+      }
+      ++i;
+    }
+    out->resize(i);
+  }
+
+ private:
+  // Errors are reported relative to the container (".env: ...") and
+  // prefixed with the container's path by the caller.
+  void DecodeContainer(od::object c, Container& out) {
+    out.name = {};
+    out.image = {};
+    out.has_env_list = false;
+    out.env.clear();
+    out.command.clear();
+    out.args.clear();
+    out.volume_mounts.clear();
+    Fields(c, [&](std::string_view key, od::value v) {
+      if (key == "name") {
+        String(v, ".name", &out.name);
+      } else if (key == "image") {
+        String(v, ".image", &out.image);
+      } else if (key == "command") {
+        Strings(v, ".command", &out.command);
+      } else if (key == "args") {
+        Strings(v, ".args", &out.args);
+      } else if (key == "env") {
+        out.env.clear();
+        od::array env;
+        out.has_env_list = Array(v, ".env", &env);
+        if (!out.has_env_list) return;
+        Objects(env, ".env", "expected an array of objects", [&](od::object var) {
+          EnvVar& e = out.env.emplace_back();
+          Fields(var, [&](std::string_view k, od::value value) {
+            if (k == "name") {
+              String(value, ".env[].name", &e.name);
+            } else if (k == "value") {
+              std::string_view s;
+              bool present = false;
+              StringOrNull(value, ".env[].value", &s, &present);
+              e.value = present ? std::optional<std::string_view>(s) : std::nullopt;
+            }
+          });
+        });
+      } else if (key == "volumeMounts") {
+        out.volume_mounts.clear();
+        od::array mounts;
+        if (!Array(v, ".volumeMounts", &mounts)) return;
+        Objects(mounts, ".volumeMounts", "expected an array of objects", [&](od::object m) {
+          VolumeMount& vm = out.volume_mounts.emplace_back();
+          Fields(m, [&](std::string_view k, od::value value) {
+            if (k == "name") {
+              String(value, ".volumeMounts[].name", &vm.name);
+            } else if (k == "mountPath") {
+              String(value, ".volumeMounts[].mountPath", &vm.mount_path);
+            }
+          });
+        });
+      }
+    });
+  }
+
+  // As String, and says whether a string was there.
+  void StringOrNull(od::value v, std::string_view path, std::string_view* out, bool* present) {
+    od::json_type t;
+    if (!Ok(v.type().get(t)) || t == od::json_type::null) return;
+    if (t != od::json_type::string) return Fail(path, "expected a string");
+    *present = Ok(v.get_string().get(*out));
+  }
+
+  error_code json_error_ = SUCCESS;
+  std::string error_;
+};
+
+// Fills pod in place, reusing the storage of the lists it already has.
+void DecodePod(od::object obj, Reader& r, Pod& pod) {
+  ObjectMeta& meta = pod.metadata;
+  meta.name = meta.generate_name = meta.namespace_name = {};
+  meta.labels.clear();
+  meta.annotations.clear();
+  bool containers = false, init_containers = false, ephemeral_containers = false;
+  r.Fields(obj, [&](std::string_view key, od::value v) {
+    od::object o;
+    if (key == "metadata") {
+      if (!r.Object(v, "request.object.metadata", &o)) return;
+      r.Fields(o, [&](std::string_view k, od::value m) {
+        if (k == "name") {
+          r.String(m, "request.object.metadata.name", &meta.name);
+        } else if (k == "generateName") {
+          r.String(m, "request.object.metadata.generateName", &meta.generate_name);
+        } else if (k == "namespace") {
+          r.String(m, "request.object.metadata.namespace", &meta.namespace_name);
+        } else if (k == "labels") {
+          r.Map(m, "request.object.metadata.labels", &meta.labels);
+        } else if (k == "annotations") {
+          r.Map(m, "request.object.metadata.annotations", &meta.annotations);
+        }
+      });
+    } else if (key == "spec") {
+      if (!r.Object(v, "request.object.spec", &o)) return;
+      r.Fields(o, [&](std::string_view k, od::value list) {
+        if (k == "containers") {
+          containers = true;
+          r.Containers(list, "request.object.spec.containers", &pod.containers);
+        } else if (k == "initContainers") {
+          init_containers = true;
+          r.Containers(list, "request.object.spec.initContainers", &pod.init_containers);
+        } else if (k == "ephemeralContainers") {
+          ephemeral_containers = true;
+          r.Containers(list, "request.object.spec.ephemeralContainers", &pod.ephemeral_containers);
+        }
+      });
+    }
+  });
+  if (!containers) pod.containers.clear();
+  if (!init_containers) pod.init_containers.clear();
+  if (!ephemeral_containers) pod.ephemeral_containers.clear();
+}
+
+bool IsCorePod(const GroupVersionKind& kind) { return kind.group.empty() && kind.version == "v1" && kind.kind == "Pod"; }
+
+// Reads a scalar root, to tell valid JSON that is not an object from a bare word.
+error_code ReadScalar(od::document& doc, od::json_type type) {
+  switch (type) {
+    case od::json_type::string: return doc.get_string().error();
+    case od::json_type::number: return doc.get_number().error();
+    case od::json_type::boolean: return doc.get_bool().error();
+    case od::json_type::null: {
+      bool null = false;
+      const error_code e = doc.is_null().get(null);
+      return e != SUCCESS ? e : null ? SUCCESS : simdjson::N_ATOM_ERROR;
+    }
+    default: return SUCCESS;
+  }
+}
+
+std::string InvalidJson(error_code e) { return std::string("request body is not valid JSON: ") + simdjson::error_message(e); }
+
+}  // namespace
+
+struct ReviewDecoder::Impl {
+  od::parser parser;
+  // Bodies without readable padding are copied here; reused, so a review
+  // allocates nothing for the copy once the buffer has grown.
+  std::string scratch;
+  // The last request decoded, and a Pod kept between reviews: each review
+  // refills their lists in place, in memory the previous review left warm,
+  // instead of allocating a dozen new ones.
+  AdmissionRequest request;
+  Pod spare_pod;
+
+  // Sets the request's Pod aside, moving its lists' storage (freeing nothing),
+  // for the next Pod decoded to refill.
+  void ParkPod() {
+    if (!request.pod) return;
+    spare_pod = std::move(*request.pod);
+    request.pod.reset();
+  }
+};
+
+ReviewDecoder::ReviewDecoder() : impl_(std::make_unique<Impl>()) {
+  // Room for any ordinary Pod up front (pages are touched only as used), so
+  // bodies of slightly different sizes do not each grow the buffers again.
+  // Larger bodies grow them on demand; if this fails, iterate() retries per request.
+  if (impl_->parser.allocate(kDefaultCapacity) != simdjson::SUCCESS) return;
+}
+
+std::size_t ReviewDecoder::capacity() const { return std::max(impl_->parser.capacity(), impl_->scratch.capacity()); }
+
+void ReviewDecoder::ShrinkToDefault() {
+  if (capacity() <= kDefaultCapacity) return;
+  // A new decoder's state also drops the lists a large Pod grew (thousands of env entries).
+  ReviewDecoder fresh;
+  std::swap(impl_, fresh.impl_);
+}
+
+ReviewDecoder::~ReviewDecoder() = default;
+
+Result<const AdmissionRequest*> ReviewDecoder::Decode(std::string_view body, std::size_t readable_padding) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return Status::Error("request body is empty; expected an AdmissionReview");
+  }
+  const char* data = body.data();
+  std::size_t capacity = body.size() + readable_padding;
+  if (readable_padding < simdjson::SIMDJSON_PADDING) {
+    std::string& scratch = impl_->scratch;
+    if (scratch.capacity() < body.size() + simdjson::SIMDJSON_PADDING) scratch.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+    scratch.assign(body.data(), body.size());
+    data = scratch.data();
+    capacity = scratch.capacity();
+  }
+  od::document doc;
+  od::json_type root_type;
+  error_code e = impl_->parser.iterate(simdjson::padded_string_view(data, body.size(), capacity)).get(doc);
+  if (e == SUCCESS) e = doc.type().get(root_type);
+  if (e != SUCCESS) {
+    return Status::Error(InvalidJson(e));
+  }
+  od::object review;
+  if (root_type != od::json_type::object) {
+    e = ReadScalar(doc, root_type);
+    return Status::Error(e == SUCCESS ? "request body is not a JSON object; expected an AdmissionReview"
+                                      : InvalidJson(e));
+  }
+  if ((e = doc.get_object().get(review)) != SUCCESS) {
+    return Status::Error(InvalidJson(e));
+  }
+
+  AdmissionRequest& req = impl_->request;
+  impl_->ParkPod();
+  req.version = ReviewVersion::kV1;
+  req.uid = req.operation = req.namespace_name = req.name = {};
+  req.kind = {};
+
+  // One pass in document order, so what depends on other fields is settled
+  // after it: whether the object is a Pod depends on request.kind, which a
+  // hand-written review may put after request.object.
+  std::string_view api_version, kind;
+  bool has_request = false;
+  Reader header;  // apiVersion and kind
+  Reader r;       // the request
+  Reader pod;     // the Pod, which counts only when request.kind says Pod
+  r.Fields(review, [&](std::string_view key, od::value v) {
+    if (key == "apiVersion") {
+      header.String(v, "apiVersion", &api_version);
+    } else if (key == "kind") {
+      header.String(v, "kind", &kind);
+    } else if (key == "request") {
+      od::object request;
+      has_request = r.Object(v, "request", &request);
+      if (!has_request) return;
+      r.Fields(request, [&](std::string_view k, od::value f) {
+        if (k == "uid") {
+          r.String(f, "request.uid", &req.uid);
+        } else if (k == "kind") {
+          od::object gvk;
+          if (!r.Object(f, "request.kind", &gvk)) return;
+          r.Fields(gvk, [&](std::string_view part, od::value g) {
+            if (part == "group") {
+              r.String(g, "request.kind.group", &req.kind.group);
+            } else if (part == "version") {
+              r.String(g, "request.kind.version", &req.kind.version);
+            } else if (part == "kind") {
+              r.String(g, "request.kind.kind", &req.kind.kind);
+            }
+          });
+        } else if (k == "operation") {
+          r.String(f, "request.operation", &req.operation);
+        } else if (k == "namespace") {
+          r.String(f, "request.namespace", &req.namespace_name);
+        } else if (k == "name") {
+          r.String(f, "request.name", &req.name);
+        } else if (k == "object") {
+          // Skipped unread once the kind is known not to be a Pod.
+          if (!req.kind.kind.empty() && !IsCorePod(req.kind)) return;
+          od::object obj;
+          pod = Reader();
+          impl_->ParkPod();
+          if (!pod.Object(f, "request.object", &obj)) return;
+          req.pod.emplace(std::move(impl_->spare_pod));
+          DecodePod(obj, pod, *req.pod);
+          // Invalid JSON ends the walk; a type error in a Pod may not count.
+          if (pod.json_error() != SUCCESS) r.Adopt(pod);
+        }
+      });
+    }
+  });
+  if (r.json_error() == SUCCESS && header.json_error() != SUCCESS) r.Adopt(header);
+  // Content after the review is invalid JSON (Go's decoder refuses it too).
+  // Once the walk is done, the document's raw JSON ends where the next token
+  // starts, which is the end of the body when there is none.
+  if (!r.failed()) {
+    std::string_view whole;
+    if (r.Ok(doc.raw_json().get(whole)) && whole.data() + whole.size() != data + body.size()) {
+      r.Ok(simdjson::TRAILING_CONTENT);
+    }
+  }
+  if (r.json_error() != SUCCESS) {
+    return Status::Error(InvalidJson(r.json_error()));
+  }
+  if (header.failed()) {
+    return Status::Error("apiVersion and kind must be strings");
+  }
+  if (api_version == "admission.k8s.io/v1") {
+    req.version = ReviewVersion::kV1;
+  } else if (api_version == "admission.k8s.io/v1beta1") {
+    req.version = ReviewVersion::kV1beta1;
+  } else {
+    return Status::Error("unsupported apiVersion \"" + std::string(api_version.substr(0, 64)) +
+                   "\"; expected admission.k8s.io/v1 or admission.k8s.io/v1beta1");
+  }
+  if (kind != "AdmissionReview") {
+    return Status::Error("unsupported kind \"" + std::string(kind.substr(0, 64)) + "\"; expected AdmissionReview");
+  }
+  if (!has_request) {
+    return Status::Error("AdmissionReview has no request object");
+  }
+  if (!r.failed() && req.uid.empty()) r.Fail("request.uid", "missing; the answer must echo it");
+  if (IsCorePod(req.kind)) {
+    r.Adopt(pod);
+  } else {
+    impl_->ParkPod();
+  }
+  if (r.failed()) {
+    return Status::Error(r.error());
+  }
+  return &req;
+}
+
+}  // namespace ray_webhook

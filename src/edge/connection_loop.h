@@ -1,0 +1,125 @@
+// ConnectionLoop: every connection of the server, as state, served by one
+// event loop per CPU; a request reaches a handler only once it is whole.
+//
+// Contract: the loop owns every socket it accepts and all I/O on it, which
+// never blocks. A TLS handshake advances as its bytes arrive; a request is
+// read into its connection's buffer within HeadLimits and a byte budget
+// shared by all connections, then handed to its listener's HttpExchange on
+// the loop's thread. A request the exchange cannot answer without waiting
+// (the Kubernetes API lookup) goes to a blocking worker, started on demand up
+// to max_blocking_workers, and its connection waits for the answer without
+// holding the loop. Answers are written without blocking, in order, one at
+// a time: a connection that does not read its answers stops being read.
+// A connection that pipelines is served a few requests per turn, so it never
+// holds the loop's other connections for long.
+//
+// Limits, each answered and never waited out: what HttpRequestHead refuses
+// (411, 413, 414, 415, 417, 431, 400), 503 when the byte budget is spent; a
+// request refused before its body was read closes its connection (its body
+// is read and dropped, never parsed). 100 Continue is sent only after the
+// head passed HttpExchange::AcceptsBody. A handshake or request that
+// outlives request_timeout (blocking_timeout on a worker) is cut. At most
+// max_connections are open: a new one beyond it closes the loop's oldest
+// idle connection, else is closed at once. Closing is graceful (TLS
+// close_notify, then FIN, then what the peer still sends is read and dropped
+// for up to `linger`), so an answer is never lost to a reset, and an idle
+// connection is closed only when nothing it sent is waiting to be read.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "http_request_head.h"
+#include "ray_webhook/core/status.h"
+
+namespace ray_webhook {
+
+// A connection's two addresses, as cpp-httplib reports them (numeric host,
+// port in host order); learnt once when the connection is accepted.
+struct PeerAddresses {
+  std::string remote_ip, local_ip;
+  int remote_port = 0, local_port = 0;
+};
+
+// What a listener's connections are answered by. Called on the loop's
+// threads; Answer with may_block also on blocking workers, several at once.
+class HttpExchange {
+ public:
+  enum class Reply { kAnswered, kNeedsBlockingThread };
+  virtual ~HttpExchange() = default;
+  // Before any of a request's body is read: false refuses it. The loop then
+  // calls Answer with the head alone (no Content-Length) and closes.
+  virtual bool AcceptsBody(const RequestHead& head) = 0;
+  // Appends the whole HTTP answer to *out. close: the answer must close the
+  // connection. Sets *client_closed when the request asked to close. Without
+  // may_block, returns kNeedsBlockingThread (and nothing in *out that counts)
+  // for a request that would wait; the loop then calls again on a worker.
+  virtual Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
+                        bool may_block, std::string* out, bool* client_closed) = 0;
+  // A whole answer, with Connection: close, for a request the loop refuses.
+  virtual void Refuse(int status, std::string_view message, std::string* out) = 0;
+  // True from the start of a shutdown: every answer closes its connection.
+  virtual bool Stopping() const = 0;
+};
+
+class ConnectionLoop {
+ public:
+  struct Options {
+    std::size_t event_loops = 1;  // about the CPUs the process may use
+    std::size_t max_blocking_workers = 64;
+    std::size_t max_connections = 2048;
+    std::size_t max_requests_per_connection = 100000;
+    // Request bytes held by all connections together.
+    std::size_t buffer_budget = 64 * 1024 * 1024;
+    HeadLimits limits;
+    // From a handshake's or a request's first byte to the end of its answer.
+    std::chrono::milliseconds request_timeout{10000};
+    // The same for a request answered on a blocking worker.
+    std::chrono::milliseconds blocking_timeout{12000};
+    std::chrono::milliseconds idle_timeout{30000};
+    std::chrono::milliseconds linger{2000};
+    // After a short wait that found one connection ready, an event loop polls
+    // this long before it sleeps again (0: never); one loop polls at a time.
+    std::chrono::microseconds busy_poll{0};
+  };
+
+  explicit ConnectionLoop(Options options);
+  // Stops first.
+  ~ConnectionLoop();
+  ConnectionLoop(const ConnectionLoop&) = delete;
+  ConnectionLoop& operator=(const ConnectionLoop&) = delete;
+
+  // Before Start(): connections accepted on the listening socket fd are
+  // served with TLS from ctx, or as plain HTTP when ctx is null. The loop
+  // owns fd from now on.
+  void AddListener(int fd, SSL_CTX* ctx, HttpExchange& exchange);
+  // Starts the event loops, or says why it could not.
+  Status Start();
+  // Accepts what is already queued on the listeners, then closes them.
+  void StopAccepting();
+  // From now on, closes idle connections once nothing is pending on them (a
+  // connection that has not sent its first request yet gets 2 s first).
+  void CloseIdle();
+  // Waits for requests on blocking workers, closes every connection, and
+  // joins every thread.
+  void Stop();
+
+  std::size_t connections() const;
+  std::size_t blocking_workers() const;
+  std::size_t connections_cut() const;      // past their deadline
+  std::size_t connections_shed() const;     // idle ones closed for a new one
+  std::size_t connections_refused() const;  // closed at once: the limit held
+  std::size_t busy_polls() const;
+
+ private:
+  friend struct EventLoop;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ray_webhook

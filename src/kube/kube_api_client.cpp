@@ -1,0 +1,135 @@
+#include "ray_webhook/kube/kube_api_client.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "ray_webhook/kube/https_get.h"
+#include "ray_webhook/core/ray_pod.h"
+
+namespace ray_webhook {
+namespace {
+
+// The token file, cached until its mtime or size changes.
+class TokenFile {
+ public:
+  explicit TokenFile(std::string path) : path_(std::move(path)) {}
+
+  Result<std::string> Read() {
+    if (path_.empty()) return std::string();
+    struct stat st {};
+    if (stat(path_.c_str(), &st) != 0) return Status::Error("cannot read the token file " + path_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!loaded_ || st.st_mtim.tv_sec != mtime_.tv_sec || st.st_mtim.tv_nsec != mtime_.tv_nsec ||
+        st.st_size != size_) {
+      std::ifstream in(path_, std::ios::binary);
+      if (!in) return Status::Error("cannot read the token file " + path_);
+      std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
+      token_ = std::move(token);
+      mtime_ = st.st_mtim;
+      size_ = st.st_size;
+      loaded_ = true;
+    }
+    return token_;
+  }
+
+ private:
+  const std::string path_;
+  std::mutex mutex_;
+  bool loaded_ = false;
+  timespec mtime_{};
+  off_t size_ = 0;
+  std::string token_;
+};
+
+std::string StatusMessage(const std::string& body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+  return body.substr(0, 200);
+}
+
+}  // namespace
+
+std::string UrlEncode(std::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+HeadPodList ParsePodList(std::string_view body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.contains("items") || !j["items"].is_array()) {
+    return Status::Error("the Kubernetes API answered with something that is not a PodList");
+  }
+  // Field by field with type checks: a body of the wrong shape is an error, never an exception.
+  auto string_at = [](const nlohmann::json& obj, const char* key) -> std::string {
+    if (!obj.is_object()) return {};
+    auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::vector<HeadPod> pods;
+  for (const auto& item : j["items"]) {
+    if (!item.is_object()) continue;
+    HeadPod p;
+    if (auto meta = item.find("metadata"); meta != item.end() && meta->is_object()) {
+      p.name = string_at(*meta, "name");
+      auto deletion = meta->find("deletionTimestamp");
+      p.terminating = deletion != meta->end() && !deletion->is_null();
+    }
+    if (auto status = item.find("status"); status != item.end()) p.phase = string_at(*status, "phase");
+    pods.push_back(std::move(p));
+  }
+  return pods;
+}
+
+struct KubeApiClient::Impl {
+  explicit Impl(KubeApiConfig c) : config(std::move(c)), token(config.token_file) {}
+  KubeApiConfig config;
+  TokenFile token;
+};
+
+KubeApiClient::KubeApiClient(KubeApiConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+KubeApiClient::~KubeApiClient() = default;
+
+const KubeApiConfig& KubeApiClient::config() const { return impl_->config; }
+
+HeadPodList KubeApiClient::ListHeadPods(std::string_view namespace_name, std::string_view cluster,
+                                        std::chrono::milliseconds deadline) {
+  const KubeApiConfig& c = impl_->config;
+  const auto until = std::chrono::steady_clock::now() + std::min(deadline, c.timeout);
+  Result<std::string> token = impl_->token.Read();
+  if (!token.ok()) return token.status();
+  const std::optional<HttpsTarget> target = ParseHttpsUrl(c.server);
+  if (!target) return Status::Error("the Kubernetes API address " + c.server + " is not usable");
+  HttpHeaders headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
+  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
+  const std::string selector =
+      std::string(kClusterLabel) + "=" + std::string(cluster) + "," + std::string(kNodeTypeLabel) + "=head";
+  const std::string path =
+      "/api/v1/namespaces/" + UrlEncode(namespace_name) + "/pods?labelSelector=" + UrlEncode(selector);
+  // A RayCluster has one head, a few while one terminates: 16 MiB is far beyond any real list.
+  Result<HttpsAnswer> answer = HttpsGet(*target, path, headers, c.ca_file, until, 16 * 1024 * 1024);
+  if (!answer.ok()) return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
+  if (answer->status != 200) {
+    return Status::Error("the Kubernetes API answered " + std::to_string(answer->status) + ": " +
+                         StatusMessage(answer->body));
+  }
+  return ParsePodList(answer->body);
+}
+
+}  // namespace ray_webhook

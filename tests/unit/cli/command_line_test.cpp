@@ -1,0 +1,201 @@
+#include "cli/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace ray_webhook {
+namespace {
+
+Result<Command> Parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), "ray-webhook");
+  return ParseCommandLine(args, [env](std::string_view name) -> std::optional<std::string> {
+    auto it = env.find(std::string(name));
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+}
+
+TEST(CommandLine, ServeDefaults) {
+  auto r = Parse({"serve", "--tls-cert", "c.pem", "--tls-key", "k.pem"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  const ServerConfig& c = r->config;
+  EXPECT_EQ(r->kind, CommandKind::kServe);
+  EXPECT_EQ(c.bind_address, "0.0.0.0");
+  EXPECT_EQ(c.port, 8443);
+  EXPECT_EQ(c.policy.cluster_domain, "cluster.local");
+  EXPECT_EQ(c.tls.cert_file, "c.pem");
+  EXPECT_EQ(c.tls.key_file, "k.pem");
+}
+
+TEST(CommandLine, ServeEveryFlagBothForms) {
+  auto r = Parse({"serve", "--bind=127.0.0.1", "--port", "9443", "--tls-cert=c", "--tls-key", "k",
+                  "--cluster-domain", "app.pre", "--threads=8", "--log-level", "debug"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  const ServerConfig& c = r->config;
+  EXPECT_EQ(c.bind_address, "127.0.0.1");
+  EXPECT_EQ(c.port, 9443);
+  EXPECT_EQ(c.policy.cluster_domain, "app.pre");
+  EXPECT_EQ(c.threads, 8);
+  EXPECT_EQ(r->log_level, "debug");
+}
+
+// KubeRay's operator reads CLUSTER_DOMAIN (PR #951); the flag wins over it.
+TEST(CommandLine, ClusterDomainFromEnvironmentFlagWins) {
+  auto from_env = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"}, {{"CLUSTER_DOMAIN", "corp.example"}});
+  ASSERT_TRUE(from_env.ok());
+  EXPECT_EQ(from_env->config.policy.cluster_domain, "corp.example");
+  auto flag = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--cluster-domain", "x.y"},
+                    {{"CLUSTER_DOMAIN", "corp.example"}});
+  ASSERT_TRUE(flag.ok());
+  EXPECT_EQ(flag->config.policy.cluster_domain, "x.y");
+}
+
+TEST(CommandLine, BadFlagsAreClearErrors) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{}, "no command"},
+      {{"launch"}, "unknown command \"launch\""},
+      {{"serve", "--tls-cert", "c", "--tls-key", "k", "--bogus"}, "unknown flag --bogus"},
+      {{"serve", "--tls-cert", "c", "--tls-key", "k", "--port", "0"}, "--port must be a number from 1 to 65535"},
+      {{"serve", "--tls-cert", "c", "--tls-key", "k", "--port", "80x"}, "--port must be"},
+      {{"serve", "--tls-cert", "c", "--tls-key", "k", "--threads", "-1"}, "--threads must be"},
+      {{"serve", "--tls-cert", "c", "--tls-key", "k", "--log-level", "loud"}, "--log-level must be one of"},
+      {{"serve", "--tls-cert", "c", "--tls-key", "k", "--cluster-domain", "Bad_Domain"}, "is not a DNS name"},
+      {{"serve", "--tls-cert", "c", "--tls-key"}, "--tls-key needs a value"},
+      {{"serve", "--tls-cert", "c"}, "--tls-cert and --tls-key (or --cert-dir) are required"},
+      {{"serve", "--cert-dir", "d", "--tls-cert", "c"}, "not both"},
+      {{"serve", "--cert-dir", "d", "--tls-min-version", "1.1"}, "--tls-min-version must be 1.2 or 1.3"},
+      {{"serve", "--cert-dir", "d", "--drain-delay", "1h"}, "--drain-delay must be a duration"},
+      {{"review"}, "give --mutate or --validate"},
+      {{"review", "--mutate", "--validate"}, "not both"},
+      {{"review", "--mutate", "a.json", "b.json"}, "more than one input"},
+      {{"review", "--frobnicate"}, "unknown flag --frobnicate"},
+  };
+  for (const auto& [args, fragment] : cases) {
+    auto r = Parse(args);
+    EXPECT_FALSE(r.ok()) << fragment;
+    EXPECT_NE(r.error().find(fragment), std::string::npos) << "error: " << r.error();
+  }
+  auto bad_env = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"}, {{"CLUSTER_DOMAIN", "-bad-"}});
+  EXPECT_NE(bad_env.error().find("from CLUSTER_DOMAIN"), std::string::npos) << bad_env.error();
+}
+
+TEST(CommandLine, HeadUniquenessAndRuleModes) {
+  auto defaults = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(defaults.ok());
+  const ServerConfig& d = defaults->config;
+  EXPECT_TRUE(d.policy.head_uniqueness.name);
+  EXPECT_TRUE(d.policy.head_uniqueness.lookup);
+  EXPECT_EQ(d.policy.head_name_mode, RuleMode::kEnforce);
+  EXPECT_FALSE(d.policy.deny_on_lookup_failure);
+  EXPECT_FALSE(d.kube_api.configured());
+  EXPECT_EQ(d.kube_api.timeout, std::chrono::milliseconds(2000));
+
+  auto r = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--head-uniqueness", "lookup", "--head-name-mode=warn",
+                  "--second-head-mode", "off", "--duplicate-mount-mode", "warn", "--head-lookup-failure", "deny",
+                  "--kube-api-timeout", "500ms"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  const ServerConfig& c = r->config;
+  EXPECT_FALSE(c.policy.head_uniqueness.name);
+  EXPECT_TRUE(c.policy.head_uniqueness.lookup);
+  EXPECT_EQ(c.policy.head_name_mode, RuleMode::kWarn);
+  EXPECT_EQ(c.policy.second_head_mode, RuleMode::kOff);
+  EXPECT_EQ(c.policy.duplicate_mount_mode, RuleMode::kWarn);
+  EXPECT_TRUE(c.policy.deny_on_lookup_failure);
+  EXPECT_EQ(c.kube_api.timeout, std::chrono::milliseconds(500));
+  auto off = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--head-uniqueness=off"});
+  EXPECT_FALSE(off->config.policy.head_uniqueness.name || off->config.policy.head_uniqueness.lookup);
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--head-uniqueness", "both"}, {"--head-name-mode", "strict"}, {"--head-lookup-failure", "maybe"},
+           {"--kube-api-timeout", "forever"}, {"--kube-api-timeout", "120s"}, {"--kube-api-server", "http://x"}}) {
+    EXPECT_FALSE(Parse({"serve", "--tls-cert", "c", "--tls-key", "k", flag, value}).ok()) << flag << " " << value;
+  }
+}
+
+TEST(CommandLine, HardeningFlags) {
+  auto dir = Parse({"serve", "--cert-dir", "/certs/"});
+  ASSERT_TRUE(dir.ok()) << dir.error();
+  EXPECT_EQ(dir->config.tls.cert_file, "/certs/tls.crt");
+  EXPECT_EQ(dir->config.tls.key_file, "/certs/tls.key");
+  const ServerConfig& d = dir->config;
+  EXPECT_EQ(d.tls.min_version, 12);
+  EXPECT_EQ(d.drain_delay, std::chrono::seconds(5));
+  EXPECT_EQ(d.max_body_bytes, 7u * 1024 * 1024);
+  auto r = Parse({"serve", "--cert-dir", "/c", "--client-ca", "ca.pem", "--tls-min-version", "1.3", "--threads", "4",
+                  "--max-connections", "100", "--idle-timeout", "1m", "--request-timeout", "3s", "--drain-delay", "0",
+                  "--shutdown-grace", "500ms", "--cert-reload-interval", "1s"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  const ServerConfig& c = r->config;
+  EXPECT_EQ(c.tls.client_ca_file, "ca.pem");
+  EXPECT_EQ(c.tls.min_version, 13);
+  EXPECT_EQ(c.max_connections, 100);
+  EXPECT_EQ(c.idle_timeout, std::chrono::minutes(1));
+  EXPECT_EQ(c.request_timeout, std::chrono::seconds(3));
+  EXPECT_EQ(c.drain_delay, std::chrono::milliseconds(0));
+  EXPECT_EQ(c.shutdown_grace, std::chrono::milliseconds(500));
+  EXPECT_EQ(c.tls.reload_interval, std::chrono::seconds(1));
+  EXPECT_EQ(d.busy_poll, std::chrono::microseconds(100));
+  for (const auto& [value, expected] : std::vector<std::pair<std::string, std::chrono::microseconds>>{
+           {"0", std::chrono::microseconds(0)}, {"20us", std::chrono::microseconds(20)},
+           {"1ms", std::chrono::microseconds(1000)}}) {
+    auto p = Parse({"serve", "--cert-dir", "/c", "--busy-poll", value});
+    ASSERT_TRUE(p.ok()) << value << ": " << p.error();
+    EXPECT_EQ(p->config.busy_poll, expected) << value;
+  }
+  for (const std::string value : {"2ms", "1s", "-5us", "fast"}) {
+    EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--busy-poll", value}).ok()) << value;
+  }
+  // Below a millisecond is not a timeout.
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--request-timeout", "500us"}).ok());
+  // Connections and the workers for waiting reviews are bounded apart.
+  auto apart = Parse({"serve", "--cert-dir", "/c", "--threads", "200", "--max-connections", "100"});
+  EXPECT_EQ(apart->config.max_connections, 100);
+  EXPECT_EQ(apart->config.threads, 200);
+}
+
+TEST(CommandLine, ProbePortAndKubeApiUrls) {
+  EXPECT_EQ(Parse({"serve", "--cert-dir", "/c"})->config.probe_port, 8081);
+  EXPECT_EQ(Parse({"serve", "--cert-dir", "/c", "--probe-port", "0"})->config.probe_port, 0);
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--probe-port", "8443"}).ok()) << "the webhook's own port";
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--probe-port", "70000"}).ok());
+  auto v6 = Parse({"serve", "--cert-dir", "/c", "--kube-api-server", "https://[fd00:abcd::1]:6443"});
+  ASSERT_TRUE(v6.ok()) << v6.error();
+  EXPECT_EQ(v6->config.kube_api.server, "https://[fd00:abcd::1]:6443");
+  EXPECT_FALSE(Parse({"serve", "--cert-dir", "/c", "--kube-api-server", "https://[fd00::1"}).ok());
+}
+
+// client-go's rest.InClusterConfig: service host and port, service-account token and CA.
+TEST(CommandLine, InClusterApiFromEnvironment) {
+  auto r = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"},
+                 {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  ASSERT_TRUE(r.ok());
+  const KubeApiConfig& api = r->config.kube_api;
+  EXPECT_EQ(api.server, "https://10.96.0.1:443");
+  EXPECT_EQ(api.token_file, "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  EXPECT_EQ(api.ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+  auto v6 = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"},
+                  {{"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  EXPECT_EQ(v6->config.kube_api.server, "https://[fd00::1]:443");
+  auto flags = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--kube-api-server", "https://127.0.0.1:6443",
+                      "--kube-token-file", "t", "--kube-ca-file", "ca"},
+                     {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  EXPECT_EQ(flags->config.kube_api.server, "https://127.0.0.1:6443");
+  EXPECT_EQ(flags->config.kube_api.token_file, "t");
+  EXPECT_EQ(flags->config.kube_api.ca_file, "ca");
+}
+
+TEST(CommandLine, ReviewHelpVersion) {
+  auto r = Parse({"review", "--validate", "in.json"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->kind, CommandKind::kReview);
+  EXPECT_EQ(r->endpoint, Endpoint::kValidate);
+  EXPECT_EQ(r->input, "in.json");
+  auto stdin_review = Parse({"review", "--mutate"});
+  ASSERT_TRUE(stdin_review.ok());
+  EXPECT_EQ(stdin_review->input, "-");
+  EXPECT_EQ(Parse({"--help"})->kind, CommandKind::kHelp);
+  EXPECT_EQ(Parse({"--version"})->kind, CommandKind::kVersion);
+  EXPECT_NE(UsageText().find("--cluster-domain"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ray_webhook

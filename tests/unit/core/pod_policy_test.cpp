@@ -1,0 +1,200 @@
+#include "ray_webhook/core/pod_policy.h"
+
+#include <gtest/gtest.h>
+
+#include "support/pod_builder.h"
+
+namespace ray_webhook {
+namespace {
+
+using testing::PodBuilder;
+
+AdmissionRequest PodCreate(const PodBuilder& b, std::string_view ns = "default") {
+  AdmissionRequest r;
+  r.uid = "u";
+  r.kind = {"", "v1", "Pod"};
+  r.operation = "CREATE";
+  r.namespace_name = ns;
+  r.pod = b.pod();
+  return r;
+}
+
+PodBuilder ShortWorker() {
+  PodBuilder b;
+  b.RayWorker("rc").Container("ray-worker").Arg("ray start --address=rc-head-svc:6379");
+  return b;
+}
+
+TEST(PodPolicy, MutateFixesAShortAddressWorker) {
+  const Decision d = Decide(PodCreate(ShortWorker()), Endpoint::kMutate, PolicyConfig{});
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.patch.size(), 2u);
+}
+
+TEST(PodPolicy, ValidateNeverPatches) {
+  const Decision d = Decide(PodCreate(ShortWorker()), Endpoint::kValidate, PolicyConfig{});
+  EXPECT_TRUE(d.allowed);
+  EXPECT_TRUE(d.patch.empty());
+}
+
+TEST(PodPolicy, OnlyPodCreateIsActedOn) {
+  for (const char* op : {"UPDATE", "DELETE", "CONNECT"}) {
+    AdmissionRequest r = PodCreate(ShortWorker());
+    r.operation = op;
+    EXPECT_TRUE(Decide(r, Endpoint::kMutate, PolicyConfig{}).patch.empty()) << op;
+  }
+  AdmissionRequest other_kind = PodCreate(ShortWorker());
+  other_kind.kind = {"apps", "v1", "Deployment"};
+  EXPECT_TRUE(Decide(other_kind, Endpoint::kMutate, PolicyConfig{}).patch.empty());
+  AdmissionRequest no_object = PodCreate(ShortWorker());
+  no_object.pod.reset();
+  EXPECT_TRUE(Decide(no_object, Endpoint::kMutate, PolicyConfig{}).allowed);
+}
+
+TEST(PodPolicy, ExemptAndNonRayPodsAreNotMutated) {
+  PodBuilder opted = ShortWorker();
+  opted.Annotation("ray-webhook.io/skip", "true");
+  EXPECT_TRUE(Decide(PodCreate(opted), Endpoint::kMutate, PolicyConfig{}).patch.empty());
+  PodBuilder plain;
+  plain.Container("nginx").Arg("--address=rc-head-svc:6379");
+  EXPECT_TRUE(Decide(PodCreate(plain), Endpoint::kMutate, PolicyConfig{}).patch.empty());
+}
+
+// kube-apiserver validates mount uniqueness itself before validating webhooks,
+// so /mutate must deny too for the clear message to reach the user.
+TEST(PodPolicy, BothEndpointsDenyDuplicateMountsWithoutPatching) {
+  PodBuilder b = ShortWorker();
+  b.Mount("shared-mem", "/dev/shm").Mount("shared-mem", "/dev/shm");
+  for (Endpoint e : {Endpoint::kMutate, Endpoint::kValidate}) {
+    const Decision d = Decide(PodCreate(b), e, PolicyConfig{});
+    EXPECT_FALSE(d.allowed);
+    EXPECT_TRUE(d.patch.empty());
+    EXPECT_EQ(d.denial.code, 422);
+  }
+}
+
+TEST(PodPolicy, DuplicateEnvWarnsOnValidateOnly) {
+  PodBuilder b;
+  b.RayWorker("rc").Container("ray-worker").Env("FQ_RAY_IP", "a").Env("RAY_IP", "b").Env("X", "1").Env("X", "2");
+  EXPECT_EQ(Decide(PodCreate(b), Endpoint::kValidate, PolicyConfig{}).warnings.size(), 1u);
+  EXPECT_TRUE(Decide(PodCreate(b), Endpoint::kMutate, PolicyConfig{}).warnings.empty());
+}
+
+TEST(PodPolicy, NamespaceFallsBackToTheObject) {
+  PodBuilder b = ShortWorker();
+  AdmissionRequest r = PodCreate(b, "");
+  r.pod->metadata.namespace_name = "from-object";
+  const Decision d = Decide(r, Endpoint::kMutate, PolicyConfig{});
+  ASSERT_FALSE(d.patch.empty());
+  EXPECT_EQ(std::get<std::string>(d.patch[0].value), "ray start --address=rc-head-svc.from-object.svc.cluster.local:6379");
+}
+
+TEST(PodPolicy, NoNamespaceAtAllMeansNoGuessedAddress) {
+  const Decision d = Decide(PodCreate(ShortWorker(), ""), Endpoint::kMutate, PolicyConfig{});
+  EXPECT_TRUE(d.allowed);
+  EXPECT_TRUE(d.patch.empty());
+  EXPECT_EQ(d.warnings.size(), 1u);
+}
+
+PodBuilder HeadNamed(std::string name) {
+  PodBuilder b;
+  b.RayHead("rc").Name(std::move(name)).Container("ray-head");
+  return b;
+}
+
+
+TEST(PodPolicy, HeadLookupIsNeededOnlyForHeadCreateOnValidate) {
+  const PodBuilder head_pod = HeadNamed("rc-head");
+  const AdmissionRequest head = PodCreate(head_pod);
+  EXPECT_TRUE(NeedsHeadLookup(head, Endpoint::kValidate, PolicyConfig{}));
+  EXPECT_FALSE(NeedsHeadLookup(head, Endpoint::kMutate, PolicyConfig{}));
+  const PodBuilder worker = ShortWorker();
+  EXPECT_FALSE(NeedsHeadLookup(PodCreate(worker), Endpoint::kValidate, PolicyConfig{}));
+  PolicyConfig name_only;
+  name_only.head_uniqueness = {true, false};
+  EXPECT_FALSE(NeedsHeadLookup(head, Endpoint::kValidate, name_only));
+  PolicyConfig off;
+  off.second_head_mode = RuleMode::kOff;
+  EXPECT_FALSE(NeedsHeadLookup(head, Endpoint::kValidate, off));
+}
+
+TEST(PodPolicy, SecondHeadIsDeniedFromTheLookup) {
+  const HeadPodList heads(std::vector<HeadPod>{{"rc-head-old", "Running", false}});
+  const PodBuilder head = HeadNamed("rc-head");
+  const Decision d = Decide(PodCreate(head), Endpoint::kValidate, PolicyConfig{}, &heads);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.denial.code, 409);
+}
+
+// SecondHeadRule finds; the policy applies --second-head-mode and --head-lookup-failure.
+TEST(PodPolicy, SecondHeadWarnModeAllowsWithAWarning) {
+  const HeadPodList heads(std::vector<HeadPod>{{"other", "Running", false}});
+  const PodBuilder head = HeadNamed("rc-head");
+  PolicyConfig warn;
+  warn.second_head_mode = RuleMode::kWarn;
+  const Decision d = Decide(PodCreate(head), Endpoint::kValidate, warn, &heads);
+  EXPECT_TRUE(d.allowed);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_EQ(d.warnings[0].rfind("second-head (warn mode): ", 0), 0u) << d.warnings[0];
+}
+
+TEST(PodPolicy, LookupFailureWarnsByDefaultAndDeniesWhenConfigured) {
+  const HeadPodList failed(Status::Error("no answer from the Kubernetes API"));
+  const PodBuilder head = HeadNamed("rc-head");
+  const Decision warn = Decide(PodCreate(head), Endpoint::kValidate, PolicyConfig{}, &failed);
+  EXPECT_TRUE(warn.allowed);
+  ASSERT_EQ(warn.warnings.size(), 1u);
+  EXPECT_NE(warn.warnings[0].find("could not check"), std::string::npos);
+  PolicyConfig deny;
+  deny.deny_on_lookup_failure = true;
+  const Decision denied = Decide(PodCreate(head), Endpoint::kValidate, deny, &failed);
+  EXPECT_FALSE(denied.allowed);
+  EXPECT_EQ(denied.denial.code, 503);
+  EXPECT_EQ(denied.denial.reason, "ServiceUnavailable");
+  EXPECT_NE(denied.denial.message.find("--head-lookup-failure=deny"), std::string::npos);
+  // Warn mode never denies, whatever the lookup-failure setting.
+  deny.second_head_mode = RuleMode::kWarn;
+  EXPECT_TRUE(Decide(PodCreate(head), Endpoint::kValidate, deny, &failed).allowed);
+}
+
+TEST(PodPolicy, HeadUniquenessModes) {
+  const PodBuilder wrong_pod = HeadNamed("rc-head-x7k2p");
+  const AdmissionRequest wrong_name = PodCreate(wrong_pod);
+  EXPECT_FALSE(Decide(wrong_name, Endpoint::kValidate, PolicyConfig{}).allowed);
+  PolicyConfig lookup_only;
+  lookup_only.head_uniqueness = {false, true};
+  EXPECT_TRUE(Decide(wrong_name, Endpoint::kValidate, lookup_only).allowed);
+  PolicyConfig warn;
+  warn.head_name_mode = RuleMode::kWarn;
+  const Decision warned = Decide(wrong_name, Endpoint::kValidate, warn);
+  EXPECT_TRUE(warned.allowed);
+  EXPECT_EQ(warned.warnings.size(), 1u);
+  PolicyConfig off;
+  off.head_name_mode = RuleMode::kOff;
+  EXPECT_TRUE(Decide(wrong_name, Endpoint::kValidate, off).allowed);
+
+  PodBuilder unnamed;
+  unnamed.RayHead("rc").GenerateName("rc-head-").Container("ray-head");
+  EXPECT_EQ(Decide(PodCreate(unnamed), Endpoint::kMutate, PolicyConfig{}).patch.size(), 2u);
+  EXPECT_TRUE(Decide(PodCreate(unnamed), Endpoint::kMutate, lookup_only).patch.empty());
+  EXPECT_TRUE(Decide(PodCreate(unnamed), Endpoint::kMutate, off).patch.empty());
+}
+
+TEST(PodPolicy, DuplicateMountModes) {
+  PodBuilder b = ShortWorker();
+  b.Mount("a", "/x").Mount("b", "/x");
+  PolicyConfig warn;
+  warn.duplicate_mount_mode = RuleMode::kWarn;
+  const Decision d = Decide(PodCreate(b), Endpoint::kValidate, warn);
+  EXPECT_TRUE(d.allowed);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_EQ(d.warnings[0].rfind("duplicate-mount (warn mode): ", 0), 0u);
+  PolicyConfig off;
+  off.duplicate_mount_mode = RuleMode::kOff;
+  const Decision quiet = Decide(PodCreate(b), Endpoint::kMutate, off);
+  EXPECT_TRUE(quiet.allowed);
+  EXPECT_FALSE(quiet.patch.empty());  // the mutation still runs
+}
+
+}  // namespace
+}  // namespace ray_webhook
