@@ -973,7 +973,6 @@ void ConnectionLoop::Stop() {
 }
 
 std::size_t ConnectionLoop::connections() const { return impl_->connections.load(); }
-std::size_t ConnectionLoop::blocking_workers() const { return impl_->pool.size(); }
 std::size_t ConnectionLoop::connections_cut() const { return impl_->cut.load(); }
 std::size_t ConnectionLoop::connections_shed() const { return impl_->shed.load(); }
 std::size_t ConnectionLoop::connections_refused() const { return impl_->refused.load(); }

@@ -110,11 +110,10 @@ class ConnectionLoop {
   void Stop();
 
   std::size_t connections() const;
-  std::size_t blocking_workers() const;
   std::size_t connections_cut() const;      // past their deadline
   std::size_t connections_shed() const;     // idle ones closed for a new one
   std::size_t connections_refused() const;  // closed at once: the limit held
-  std::size_t busy_polls() const;
+  std::size_t busy_polls() const;           // times an event loop polled instead of sleeping
 
  private:
   friend struct EventLoop;

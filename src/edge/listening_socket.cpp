@@ -40,13 +40,4 @@ Result<int> OpenListeningSocket(const std::string& address, int port) {
   return fd;
 }
 
-int BoundPort(int fd) {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
-  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
-  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
-  return 0;
-}
-
 }  // namespace ray_webhook

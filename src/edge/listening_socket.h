@@ -16,7 +16,5 @@ namespace ray_webhook {
 
 Result<int> OpenListeningSocket(const std::string& address, int port);
 
-// The port a listening socket is bound to (for port 0), or 0.
-int BoundPort(int fd);
 
 }  // namespace ray_webhook

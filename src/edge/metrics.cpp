@@ -71,6 +71,11 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                               .Help("New connections closed at once: --max-connections were open and none idle.")
                               .Register(*registry_)
                               .Add({});
+  busy_polls_ = &prometheus::BuildCounter()
+                     .Name("ray_webhook_busy_polls_total")
+                     .Help("Times an event loop polled for the next request instead of sleeping (--busy-poll).")
+                     .Register(*registry_)
+                     .Add({});
   connections_open_ = &prometheus::BuildGauge()
                            .Name("ray_webhook_connections_open")
                            .Help("Connections open, on the webhook and probe ports.")
@@ -137,6 +142,7 @@ void Metrics::CountConnectionsCut(std::size_t n) { connections_cut_->Increment(s
 void Metrics::CountConnectionsShed(std::size_t n) { connections_shed_->Increment(static_cast<double>(n)); }
 
 void Metrics::CountConnectionsRefused(std::size_t n) { connections_refused_->Increment(static_cast<double>(n)); }
+void Metrics::CountBusyPolls(std::size_t n) { busy_polls_->Increment(static_cast<double>(n)); }
 
 void Metrics::SetOpenConnections(std::size_t n) { connections_open_->Set(static_cast<double>(n)); }
 

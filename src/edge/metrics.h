@@ -50,6 +50,7 @@ class Metrics {
   // closed at once because nothing idle could make room.
   void CountConnectionsShed(std::size_t n);
   void CountConnectionsRefused(std::size_t n);
+  void CountBusyPolls(std::size_t n);
   void SetOpenConnections(std::size_t n);
 
   // The Prometheus text exposition format (version 0.0.4).
@@ -86,6 +87,7 @@ class Metrics {
   prometheus::Counter* connections_cut_;
   prometheus::Counter* connections_shed_;
   prometheus::Counter* connections_refused_;
+  prometheus::Counter* busy_polls_;
   prometheus::Gauge* connections_open_;
   std::mutex mutex_;  // guards lazily added label values
   PerWebhook mutate_;

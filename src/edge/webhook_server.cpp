@@ -334,7 +334,7 @@ struct WebhookServer::Impl {
   void ExportConnectionCounters() {
     std::lock_guard<std::mutex> lock(export_mutex);
     const std::size_t cut = loop->connections_cut(), shed = loop->connections_shed(),
-                      refused = loop->connections_refused();
+                      refused = loop->connections_refused(), polls = loop->busy_polls();
     if (cut > seen_cut) {
       metrics.CountConnectionsCut(cut - seen_cut);
       spdlog::warn("closed {} connection(s) whose handshake or request ran past --request-timeout", cut - seen_cut);
@@ -345,9 +345,11 @@ struct WebhookServer::Impl {
       spdlog::warn("refused {} connection(s): --max-connections ({}) were open and none idle", refused - seen_refused,
                    max_connections);
     }
+    if (polls > seen_polls) metrics.CountBusyPolls(polls - seen_polls);
     seen_cut = cut;
     seen_shed = shed;
     seen_refused = refused;
+    seen_polls = polls;
     metrics.SetOpenConnections(loop->connections());
   }
 
@@ -388,7 +390,7 @@ struct WebhookServer::Impl {
   std::unique_ptr<ConnectionLoop> loop;
   std::size_t max_connections = 0;
   std::mutex export_mutex;
-  std::size_t seen_cut = 0, seen_shed = 0, seen_refused = 0;  // guarded by export_mutex
+  std::size_t seen_cut = 0, seen_shed = 0, seen_refused = 0, seen_polls = 0;  // guarded by export_mutex
   std::string last_certificate_error;                         // the maintenance thread's own
   std::mutex mutex;
   std::condition_variable cv;

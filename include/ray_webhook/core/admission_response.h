@@ -14,9 +14,6 @@
 
 namespace ray_webhook {
 
-// Appends the RFC 6902 array as kube-apiserver will decode it.
-void AppendPatch(const std::vector<PatchOperation>& patch, std::string& out);
-
 std::string EncodeAdmissionResponse(const AdmissionRequest& request, const Decision& decision);
 
 // A metav1.Status-shaped body for requests that are not AdmissionReviews at all.
