@@ -211,6 +211,14 @@ skip() { printf 'SKIP %s: %s\n' "$1" "$2"; }
 
 kc() { "$bin/kubectl" --kubeconfig "$work/kubeconfig" "$@"; }
 
+# manifest FILE [KEY=VALUE...]: tests/e2e/manifests/FILE with every @KEY@ replaced by VALUE
+manifest() {
+  local f="$e2e/manifests/$1" kv subst=(-e '')
+  shift
+  for kv in "$@"; do subst+=(-e "s|@${kv%%=*}@|${kv#*=}|g"); done
+  sed "${subst[@]}" "$f"
+}
+
 # ---------------------------------------------------------------- certificates
 pki="$work/pki"
 make_pki() {
@@ -578,39 +586,7 @@ legacy=kuberay-v0.3.0
 if [ -x "$bin/$legacy" ] && install_crds "$legacy" && start_operator "$legacy"; then
   ns=e2e-kuberay-0-3
   ensure_namespace "$ns"
-  kc -n "$ns" apply -f - >"$logs/raycluster-legacy.log" 2>&1 <<'EOF'
-apiVersion: ray.io/v1alpha1
-kind: RayCluster
-metadata:
-  name: rc-legacy
-spec:
-  rayVersion: "1.13.0"
-  headGroupSpec:
-    serviceType: ClusterIP
-    rayStartParams: {dashboard-host: "0.0.0.0", block: "true"}
-    template:
-      spec:
-        containers:
-        - name: ray-head
-          image: rayproject/ray:1.13.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-  workerGroupSpecs:
-  - groupName: small
-    replicas: 2
-    minReplicas: 0
-    maxReplicas: 4
-    rayStartParams: {block: "true"}
-    template:
-      spec:
-        initContainers:
-        - name: init-myservice
-          image: busybox:1.28
-          command: ["sh", "-c", "until nslookup $RAY_IP.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do sleep 2; done"]
-        containers:
-        - name: ray-worker
-          image: rayproject/ray:1.13.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-EOF
+  manifest rc-legacy.yaml | kc -n "$ns" apply -f - >"$logs/raycluster-legacy.log" 2>&1
   wait_until 120 "two stored workers of rc-legacy" count_pods "$ns" rc-legacy worker 2
   workers="$(pods_of "$ns" rc-legacy worker)"
   svc=rc-legacy-head-svc
@@ -681,40 +657,7 @@ EOF
   # second one would hit the shallow copy of scenario 4.
   s22a="22a KubeRay v0.3.0, sidecar listed first, Ray container second (env ray=true): FQ_RAY_IP, RAY_IP and the FQDN --address on containers[1], nothing added to the sidecar"
   sc=rc-sidecar
-  kc -n "$ns" apply -f - >"$logs/raycluster-sidecar.log" 2>&1 <<'EOF'
-apiVersion: ray.io/v1alpha1
-kind: RayCluster
-metadata:
-  name: rc-sidecar
-spec:
-  rayVersion: "1.13.0"
-  headGroupSpec:
-    serviceType: ClusterIP
-    rayStartParams: {dashboard-host: "0.0.0.0", block: "true"}
-    template:
-      spec:
-        containers:
-        - name: ray-head
-          image: rayproject/ray:1.13.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-  workerGroupSpecs:
-  - groupName: sidecar-first
-    replicas: 1
-    minReplicas: 0
-    maxReplicas: 1
-    rayStartParams: {block: "true"}
-    template:
-      spec:
-        containers:
-        - name: log-shipper
-          image: busybox:1.28
-          command: ["sh", "-c", "sleep 3600"]
-          env: [{name: LOG_DIR, value: /tmp/ray/session_latest/logs}]
-        - name: ray-worker
-          image: rayproject/ray:1.13.0
-          env: [{name: ray, value: "true"}]
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-EOF
+  manifest rc-sidecar.yaml | kc -n "$ns" apply -f - >"$logs/raycluster-sidecar.log" 2>&1
   wait_until 90 "the worker of $sc" count_pods "$ns" "$sc" worker 1
   sc_worker="$(pods_of "$ns" "$sc" worker | jq -c '.items[0] // {}')"
   sc_svc="$sc-head-svc"
@@ -766,34 +709,7 @@ cluster=rc-current
 ns=e2e-kuberay-current
 if [ -n "$current" ] && [ -x "$bin/$current" ] && install_crds "$current" && start_operator "$current"; then
   ensure_namespace "$ns"
-  kc -n "$ns" apply -f - >"$logs/raycluster-current.log" 2>&1 <<EOF
-apiVersion: ray.io/v1
-kind: RayCluster
-metadata:
-  name: $cluster
-spec:
-  rayVersion: "2.52.0"
-  headGroupSpec:
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - name: ray-head
-          image: rayproject/ray:2.52.0
-          resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}
-  workerGroupSpecs:
-  - groupName: workers
-    replicas: 2
-    minReplicas: 0
-    maxReplicas: 4
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - name: ray-worker
-          image: rayproject/ray:2.52.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-EOF
+  manifest rc-current.yaml NAME="$cluster" | kc -n "$ns" apply -f - >"$logs/raycluster-current.log" 2>&1
   wait_until 120 "head and two workers of $cluster" count_pods "$ns" "$cluster" worker 2
   count_pods "$ns" "$cluster" head 1
 
@@ -824,27 +740,8 @@ EOF
   s2b="2b KubeRay $current: the RayCluster of a RayJob and of a RayService: head <cluster>-head, workers unpatched"
   owned=e2e-kuberay-owned
   ensure_namespace "$owned"
-  group='{groupName: workers, replicas: 1, minReplicas: 0, maxReplicas: 2, rayStartParams: {},
-      template: {spec: {containers: [{name: ray-worker, image: "rayproject/ray:2.52.0",
-        resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}}]}}}'
-  head='{rayStartParams: {}, template: {spec: {containers: [{name: ray-head, image: "rayproject/ray:2.52.0",
-        resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}}]}}}'
-  kc -n "$owned" apply -f - >"$logs/rayjob-rayservice.log" 2>&1 <<EOF
-apiVersion: ray.io/v1
-kind: RayJob
-metadata: {name: job-e2e}
-spec:
-  entrypoint: python -c "print(1)"
-  rayClusterSpec: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
----
-apiVersion: ray.io/v1
-kind: RayService
-metadata: {name: service-e2e}
-spec:
-  serveConfigV2: |
-    applications: []
-  rayClusterConfig: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
-EOF
+  { manifest rayjob.yaml; echo ---; manifest rayservice.yaml NAME=service-e2e; } \
+    | kc -n "$owned" apply -f - >"$logs/rayjob-rayservice.log" 2>&1
   owned_clusters() {
     kc -n "$owned" get rayclusters.ray.io -o json | jq -r '.items[] | "\(.metadata.ownerReferences[0].kind) \(.metadata.name)"'
   }
@@ -910,15 +807,7 @@ EOF
   rs=e2e-rayservice-upgraded-with-a-name-of-47-chars
   s22b="22b KubeRay $current: RayService (${#rs} characters) upgrade: each new cluster's head is stored (no 409) under a name other than the old head's, at most 63 characters, never two live heads of one cluster; a forced KubeRay-name collision included"
   ensure_namespace "$up"
-  kc -n "$up" apply -f - >"$logs/rayservice-upgrade.log" 2>&1 <<EOF
-apiVersion: ray.io/v1
-kind: RayService
-metadata: {name: $rs}
-spec:
-  serveConfigV2: |
-    applications: []
-  rayClusterConfig: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
-EOF
+  manifest rayservice.yaml NAME="$rs" | kc -n "$up" apply -f - >"$logs/rayservice-upgrade.log" 2>&1
   rs_pending() { kc -n "$up" get rayservice.ray.io "$rs" -o jsonpath='{.status.pendingServiceStatus.rayClusterName}' 2>/dev/null; }
   head_of() { pods_of "$up" "$1" head | jq -r '[.items[].metadata.name] | join(",")'; }
   kuberay_head() { printf '%s-head' "$(tr 'A-Z' 'a-z' <<<"${1:0:50}")"; }
