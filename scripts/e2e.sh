@@ -238,7 +238,7 @@ make_pki() {
     sign apiserver "/CN=kube-apiserver" "basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=serverAuth
-subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:$service_ip"
+subjectAltName=IP:127.0.0.1,IP:::ffff:7f00:1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:$service_ip"
     sign admin "/O=system:masters/CN=e2e-admin" "basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=clientAuth"
@@ -337,6 +337,7 @@ start_apiserver() {
     --endpoint-reconciler-type none \
     --enable-aggregator-routing=true \
     --cert-dir "$work/apiserver-certs" \
+    --audit-policy-file "$e2e/manifests/audit-policy.yaml" --audit-log-path "$logs/audit.log" \
     --profiling=false --v=1 \
     >"$logs/kube-apiserver.log" 2>&1 &
   pids[kube-apiserver]=$!
@@ -365,29 +366,40 @@ render_deploy() {
     kc kustomize "$work/src/deploy/overlays/$o" >"$work/rendered-$o.yaml" 2>"$logs/kustomize-$o.log" \
       || die "kubectl kustomize deploy/overlays/$o failed"
   done
-  kc create --dry-run=client -o json -f "$work/rendered-static-certs.yaml" \
-    | jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}' \
-    >"$work/rendered-static-certs.json" || die "the rendered static-certs overlay does not parse"
+  as_list "$work/rendered-static-certs.yaml" >"$work/rendered-static-certs.json" \
+    || die "the rendered static-certs overlay does not parse"
+}
+# as_list FILE|-: the objects of a rendering as one JSON List
+as_list() {
+  kc create --dry-run=client -o json -f "$1" \
+    | jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}'
+}
+# render_example NAME: deploy/examples/NAME, rendered, as $work/rendered-NAME.json
+render_example() {
+  kc kustomize "$work/src/deploy/examples/$1" 2>>"$logs/kustomize-$1.log" | as_list - >"$work/rendered-$1.json" 2>>"$logs/kustomize-$1.log"
 }
 
 # The Deployment's container arguments and CLUSTER_DOMAIN, with --port and the
 # certificate folder replaced by this run's; the lookup gets the API server on
-# loopback, its CA and a token of deploy/'s ServiceAccount.
+# loopback and the token and CA of a ServiceAccount volume (sa_volume).
 # start_ray_webhook [RENDERED_JSON]: the Deployment of that rendering (default
-# static-certs). rw_name, rw_ip and rw_probe (set before the call) pick the
-# replica: default "ray-webhook" on $webhook_ip, logging to logs/ray-webhook.log.
+# static-certs). rw_name, rw_ip, rw_port and rw_probe (set before the call) pick
+# the replica: default "ray-webhook" on $webhook_ip:$webhook_port, logging to
+# logs/ray-webhook.log; rw_sa its ServiceAccount volume (default
+# $work/serviceaccount), rw_api the API server's URL, rw_args flags appended.
 start_ray_webhook() {
   local deployment args=() a name="${rw_name:-ray-webhook}" ip="${rw_ip:-$webhook_ip}"
-  local probe="${rw_probe:-}"
+  local probe="${rw_probe:-}" port="${rw_port:-$webhook_port}" sa="${rw_sa:-$work/serviceaccount}"
   deployment="$(jq -c '.items[] | select(.kind == "Deployment")' "${1:-$work/rendered-static-certs.json}")"
   while IFS= read -r a; do
     case "$a" in --port=*|--bind=*|--cert-dir=*|--tls-cert=*|--tls-key=*|--probe-port=*) continue ;; esac
     args+=("$a")
   done < <(jq -r '.spec.template.spec.containers[0].args[]' <<<"$deployment")
+  if [ -n "${rw_args:-}" ]; then read -ra a <<<"$rw_args"; args+=("${a[@]}"); fi
   cluster_domain="$(jq -r '.spec.template.spec.containers[0].env[]? | select(.name == "CLUSTER_DOMAIN") | .value' <<<"$deployment")"
   # The plain-HTTP probe port (deploy/ has --probe-port=8081, for the kubelet),
   # on a free port here, when this build of the server has the flag.
-  local ready_url="https://ray-webhook.ray-webhook-system.svc:$webhook_port/readyz"
+  local ready_url="https://ray-webhook.ray-webhook-system.svc:$port/readyz"
   if "$ray_webhook" serve --help 2>&1 | grep -q -- '--probe-port'; then
     if [ -z "$probe" ]; then
       [ -n "${probe_port:-}" ] || probe_port=$(free_port) || die "no free port"
@@ -397,27 +409,41 @@ start_ray_webhook() {
     ready_url="http://$ip:$probe/readyz"
   fi
   CLUSTER_DOMAIN="$cluster_domain" "$ray_webhook" serve --cert-dir "$secret_dir" \
-    --bind "$ip" --port "$webhook_port" "${args[@]}" \
-    --kube-api-server "https://127.0.0.1:$apiserver_port" --kube-ca-file "$pki/ca.crt" \
-    --kube-token-file "$work/ray-webhook.token" \
+    --bind "$ip" --port "$port" "${args[@]}" \
+    --kube-api-server "${rw_api:-https://127.0.0.1:$apiserver_port}" --kube-ca-file "$sa/ca.crt" \
+    --kube-token-file "$sa/token" \
     >>"$logs/$name.log" 2>&1 &
   pids[$name]=$!
   wait_pid=${pids[$name]} wait_until 30 "$name /readyz" curl -fsS --cacert "${webhook_certs_ca:-$webhook_certs/ca.crt}" \
-    --resolve "ray-webhook.ray-webhook-system.svc:$webhook_port:$ip" "$ready_url" \
+    --resolve "ray-webhook.ray-webhook-system.svc:$port:$ip" "$ready_url" \
     || die "$name did not become ready (logs/$name.log)"
-  log "$name serving on $ip:$webhook_port (args: ${args[*]})"
+  log "$name serving on $ip:$port (args: ${args[*]})"
 }
 
-# The serving pair as the kubelet mounts a Secret: DIR/..data is a symlink to a
-# timestamped folder, and tls.crt, tls.key, ca.crt link through ..data. A
-# rotation writes a new folder and renames a new ..data over the old one.
-secret_swap() { # secret_swap FROM_DIR: its tls.crt, tls.key, ca.crt become the Secret's content
-  local stamp="..$(date -u +%Y_%m_%d_%H_%M_%S.%N)" f
-  mkdir -p "$secret_dir/$stamp"
-  for f in tls.crt tls.key ca.crt; do cp "$1/$f" "$secret_dir/$stamp/$f"; done
-  ln -sfn "$stamp" "$secret_dir/..data_tmp"
-  mv -T "$secret_dir/..data_tmp" "$secret_dir/..data"
-  for f in tls.crt tls.key ca.crt; do [ -L "$secret_dir/$f" ] || ln -s "..data/$f" "$secret_dir/$f"; done
+# A volume as the kubelet writes a Secret or a projected volume (k8s.io/kubernetes
+# pkg/volume/util/atomic_writer.go): DIR/..data is a symlink to a timestamped
+# folder, and every file links through ..data. An update writes a new folder
+# and renames a new ..data over the old one.
+volume_swap() { # volume_swap DIR FROM_DIR FILE...: the FILEs of FROM_DIR become DIR's content
+  local dir="$1" from="$2" stamp="..$(date -u +%Y_%m_%d_%H_%M_%S.%N)" f
+  shift 2
+  mkdir -p "$dir/$stamp"
+  for f in "$@"; do cp "$from/$f" "$dir/$stamp/$f"; done
+  ln -sfn "$stamp" "$dir/..data_tmp"
+  mv -T "$dir/..data_tmp" "$dir/..data"
+  for f in "$@"; do [ -L "$dir/$f" ] || ln -s "..data/$f" "$dir/$f"; done
+}
+# The serving pair as the kubelet mounts the Secret: tls.crt, tls.key, ca.crt of FROM_DIR.
+secret_swap() { volume_swap "$secret_dir" "$1" tls.crt tls.key ca.crt; }
+# sa_volume DIR TOKEN_FILE [CA_FILE]: DIR as the kubelet projects a Pod's
+# ServiceAccount volume (/var/run/secrets/kubernetes.io/serviceaccount: token,
+# ca.crt, namespace), with that token and CA (default the API server's).
+sa_volume() {
+  local from
+  from="$(mktemp -d "$work/sa-source.XXXXXX")"
+  cp "$2" "$from/token" && cp "${3:-$pki/ca.crt}" "$from/ca.crt" && printf ray-webhook-system >"$from/namespace" \
+    && volume_swap "$1" "$from" token ca.crt namespace
+  rm -rf "$from"
 }
 
 # What the endpoint controller would publish: the Service ray-webhook's port
@@ -455,12 +481,13 @@ ports:
 EOF
 }
 
-webhook_log_count() { grep -c -- "$1" "$logs/ray-webhook.log" 2>/dev/null || true; }
+# Lines of logs/ray-webhook.log (in_log=NAME: logs/NAME.log) that match PATTERN.
+webhook_log_count() { grep -c -- "$1" "$logs/${in_log:-ray-webhook}.log" 2>/dev/null || true; }
 # ray-webhook writes its review lines from a thread of its own, at least twice
-# a second: wait (at most 5 s) until PATTERN has more than BEFORE lines.
+# a second: wait (at most 5 s, or wait_tenths tenths) until PATTERN has more than BEFORE lines.
 webhook_log_grows() { # webhook_log_grows PATTERN BEFORE [BY]
   local i
-  for ((i = 0; i < 50; i++)); do
+  for ((i = 0; i < ${wait_tenths:-50}; i++)); do
     [ "$(webhook_log_count "$1")" -ge $(($2 + ${3:-1})) ] && return 0
     sleep 0.1
   done
@@ -509,6 +536,58 @@ pods_of() { # pods_of NS CLUSTER NODE_TYPE: stored Pods as a JSON list
 }
 count_pods() { [ "$(pods_of "$1" "$2" "$3" | jq '.items | length')" -ge "$4" ]; }
 
+# ray_pod NAME CLUSTER head|worker [JQ]: a Ray Pod of RayCluster CLUSTER as JSON,
+# as KubeRay labels it (NAME ending in "-": generateName), changed by filter JQ.
+ray_pod() {
+  jq -n --arg n "$1" --arg c "$2" --arg t "$3" '{apiVersion: "v1", kind: "Pod",
+    metadata: ((if ($n | endswith("-")) then {generateName: $n} else {name: $n} end) + {labels: {"ray.io/cluster": $c,
+      "ray.io/node-type": $t, "ray.io/group": (if $t == "head" then "headgroup" else "workers" end)}}),
+    spec: {containers: [{name: "ray-\($t)", image: "rayproject/ray:2.52.0"}]}} | '"${4:-.}"
+}
+
+# Checks 11: a finalizer that keeps a deleted Pod stored, Terminating.
+hold='.metadata.finalizers = ["e2e.ray-webhook.io/hold"]'
+# A head the head-name rule exempts (Autoscaler v2 on Ray 2.46, as in 5c), so
+# that the second-head lookup alone decides, whatever its name.
+v2='.spec.containers[0].image = "rayproject/ray:2.46.0" | .spec.containers[0].env = [{name: "RAY_enable_autoscaler_v2", value: "1"}]'
+exempt_head() { # exempt_head NS NAME CLUSTER [FLAG...]: kubectl create's output
+  local n="$1" name="$2" c="$3"
+  shift 3
+  ray_pod "$name" "$c" head "$v2" | kc -n "$n" create "$@" -f - 2>&1
+}
+create_pod() { # create_pod NS NAME CLUSTER TYPE [JQ]: stored, or the reason on stderr
+  ray_pod "$2" "$3" "$4" "${5:-.}" | kc -n "$1" create -f - >/dev/null 2>>"$logs/lookup-setup.log"
+}
+refused_for() { # refused_for OUT LIVE: OUT is the lookup's 409 naming LIVE as the live head
+  grep -q 'admission webhook "validate.pods.ray-webhook.io" denied the request' <<<"$1" \
+    && grep -q "already has a live head Pod \"$2\"" <<<"$1"
+}
+admitted() { # admitted OUT: a server dry run admitted the Pod, with no lookup failure warned
+  grep -q '(server dry run)' <<<"$1" && ! grep -q 'could not check' <<<"$1"
+}
+state_of() { kc -n "$1" get pod "$2" -o jsonpath='{.status.phase}/{.metadata.deletionTimestamp}' 2>&1; }
+set_phase() { kc -n "$1" patch pod "$2" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"$3\"}}" >/dev/null 2>>"$logs/lookup-setup.log"; }
+release() { kc -n "$1" patch pod "$2" --type=json -p '[{"op": "remove", "path": "/metadata/finalizers"}]' >/dev/null 2>>"$logs/lookup-setup.log"; }
+gone() { ! kc -n "$1" get pod "$2" >/dev/null 2>&1; }
+show() { # show LABEL TEXT: TEXT on one indented line (each of its lines cut at 300 characters)
+  printf '     %s: %s\n' "$1" "$(grep -v '^$' <<<"$2" | cut -c1-300 | awk 'NR > 1 {printf " | "} {printf "%s", $0}')"
+}
+
+# route_to NAME PORT ADDRESS: the Service's EndpointSlice names ADDRESS:PORT
+# alone; wait (at most 15 s) until the webhook calls reach replica NAME (a
+# dry-run Ray worker Pod appears in its log).
+route_to() {
+  local i before
+  endpoint_slice "$2" "$3"
+  for ((i = 0; i < 15; i++)); do
+    before=$(in_log="$1" webhook_log_count 'pod=route-check ')
+    ray_pod route-check rc-route worker | kc -n e2e-plain create --dry-run=server -f - >/dev/null 2>&1
+    in_log="$1" wait_tenths=10 webhook_log_grows 'pod=route-check ' "$before" && return 0
+  done
+  log "the webhook calls did not reach $1 at $3:$2"
+  return 1
+}
+
 # env names that occur twice in one container or init container (empty: none)
 duplicate_env() { jq -r '.items[] | .metadata.name as $p | (.spec.containers + (.spec.initContainers // []))[]
   | .name as $c | [.env[]?.name] | group_by(.) | map(select(length > 1) | .[0])[] | "\($p)/\($c): \(.)"'; }
@@ -552,6 +631,7 @@ jq '{apiVersion: "v1", kind: "List", items: [.items[] | select(.kind == "Service
   | kc apply -f - >"$logs/apply-base.log" 2>&1 || { s1_ok=0; s1_why="apply: $(tail -2 "$logs/apply-base.log")"; }
 kc -n ray-webhook-system create token ray-webhook --duration=2h >"$work/ray-webhook.token" 2>"$logs/token.log" \
   || die "kubectl create token ray-webhook failed"
+sa_volume "$work/serviceaccount" "$work/ray-webhook.token"
 start_ray_webhook
 endpoint_slice "$webhook_port"
 jq '{apiVersion: "v1", kind: "List", items: [.items[] | select(.kind | test("WebhookConfiguration$"))]}' \
@@ -623,10 +703,7 @@ if [ -x "$bin/$legacy" ] && install_crds "$legacy" && start_operator "$legacy"; 
   # deploy/examples/cluster-domain: the same server with CLUSTER_DOMAIN=example.internal;
   # a third worker, created after the restart, gets that domain.
   s3b="3b KubeRay v0.3.0 with deploy/examples/cluster-domain: a new worker's FQ_RAY_IP and --address use its CLUSTER_DOMAIN"
-  kc kustomize "$work/src/deploy/examples/cluster-domain" 2>>"$logs/kustomize-cluster-domain.log" \
-    | kc create --dry-run=client -o json -f - 2>>"$logs/kustomize-cluster-domain.log" \
-    | jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}' \
-    >"$work/rendered-cluster-domain.json"
+  render_example cluster-domain
   base_domain="$cluster_domain"
   stop_pid ray-webhook
   start_ray_webhook "$work/rendered-cluster-domain.json"
@@ -957,19 +1034,10 @@ EOF
   wait_until 10 "recorder listening" bash -c "ss -Htln 'sport = :$rec_port' | grep -q ."
   endpoint_slice "$rec_port"
   for i in 1 2 3 4 5 6 7 8 9 10; do
-    kc -n "$ns" create --dry-run=server -f - >/dev/null 2>&1 <<EOF
-apiVersion: v1
-kind: Pod
-metadata:
-  generateName: $cluster-workers-worker-
-  labels: {ray.io/node-type: worker, ray.io/cluster: $cluster, ray.io/group: workers}
-spec:
-  containers: [{name: ray-worker, image: "rayproject/ray:2.52.0"}]
-EOF
+    ray_pod "$cluster-workers-worker-" "$cluster" worker | kc -n "$ns" create --dry-run=server -f - >/dev/null 2>&1
     [ -s "$work/requests.jsonl" ] && [ "$(wc -l <"$work/requests.jsonl")" -ge 2 ] && break
     sleep 0.5
   done
-  endpoint_slice "$webhook_port"
   stop_pid recorder
   if [ -s "$work/requests.jsonl" ] && jq -e 'select(.method == "POST" and (.request_uri | test("\\?timeout=[0-9]+s$")))' \
     "$work/requests.jsonl" >/dev/null; then
@@ -979,10 +1047,218 @@ EOF
   fi
   jq -c . "$work/requests.jsonl" 2>/dev/null | sed 's/^/     /'
   # Back on ray-webhook before the next scenario.
-  wait_until 15 "the webhook routed to ray-webhook again" bash -c "'$bin/kubectl' --kubeconfig '$work/kubeconfig' -n $ns \
-    create --dry-run=server -o name -f - <<<'{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"route-check\",\"labels\":{\"ray.io/node-type\":\"worker\",\"ray.io/cluster\":\"$cluster\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}' >/dev/null && grep -q 'pod=route-check ' '$logs/ray-webhook.log'"
+  route_to ray-webhook "$webhook_port" "$webhook_ip"
+
+  # ---- 11. the second-head lookup against the real API server: what it stores
+  # (Terminating, Failed and Succeeded heads, other clusters, other namespaces)
+  # and how it refuses (401, 403, an unknown CA), under the shipped flags (fail
+  # open), with --head-lookup-failure=deny and with deploy/examples/warn-mode.
+  lk=e2e-lookup
+  ensure_namespace "$lk"
+  ensure_namespace "$lk-other"
+
+  # A pod without a node is deleted at once (k8s.io/kubernetes
+  # pkg/registry/core/pod/strategy.go CheckGracefulDelete: grace 0 when
+  # spec.nodeName is empty); with a finalizer it stays stored, deletionTimestamp
+  # set, until the finalizer is removed (k8s.io/apiserver
+  # pkg/registry/generic/registry/store.go, Delete).
+  s11a="11a a Terminating head (finalizer, deleted: deletionTimestamp set, still stored) is not a live head: another head of its cluster is admitted by the lookup; its deterministic name stays taken (409 AlreadyExists)"
+  create_pod "$lk" rc-term-head rc-term head "$hold"
+  before="$(exempt_head "$lk" rc-term-head-v2 rc-term --dry-run=server)"
+  kc -n "$lk" delete pod rc-term-head --wait=false >/dev/null 2>>"$logs/lookup-setup.log"
+  state="$(state_of "$lk" rc-term-head)"
+  after="$(exempt_head "$lk" rc-term-head-v2 rc-term --dry-run=server)"
+  renamed="$(ray_pod rc-term-head- rc-term head | kc -n "$lk" create -f - 2>&1)"
+  release "$lk" rc-term-head
+  wait_until 10 "rc-term-head gone once its finalizer is removed" gone "$lk" rc-term-head
+  if refused_for "$before" rc-term-head && [[ "$state" == Pending/?* ]] && admitted "$after" \
+    && grep -q 'AlreadyExists' <<<"$renamed" && gone "$lk" rc-term-head; then
+    pass "$s11a"
+  else
+    fail "$s11a" "before: $before | state: $state | after: $after | <cluster>-head again: $renamed"
+  fi
+  show "rc-term-head $state, kubectl" "$after"
+
+  for phase in Failed Succeeded; do
+    c="rc-${phase,,}"
+    s11="11b a head whose status.phase is $phase (kubectl patch --subresource=status) is not a live head: another head of its cluster is admitted by the lookup"
+    [ "$phase" = Failed ] || s11="11c${s11#11b}"
+    create_pod "$lk" "$c-head" "$c" head
+    before="$(exempt_head "$lk" "$c-head-v2" "$c" --dry-run=server)"
+    set_phase "$lk" "$c-head" "$phase"
+    state="$(state_of "$lk" "$c-head")"
+    after="$(exempt_head "$lk" "$c-head-v2" "$c" --dry-run=server)"
+    if refused_for "$before" "$c-head" && [ "$state" = "$phase/" ] && admitted "$after"; then
+      pass "$s11"
+    else
+      fail "$s11" "before: $before | state: $state | after: $after"
+    fi
+  done
+
+  s11d="11d a cluster with a Failed, a Terminating and a Running head: a new head is refused (409) naming the Running one and its phase, none of the others"
+  create_pod "$lk" rc-mixed-head rc-mixed head
+  set_phase "$lk" rc-mixed-head Failed
+  old="$(ray_pod rc-mixed-head-old rc-mixed head "$v2 | $hold" | kc -n "$lk" create -f - 2>&1)"
+  kc -n "$lk" delete pod rc-mixed-head-old --wait=false >/dev/null 2>>"$logs/lookup-setup.log"
+  run="$(exempt_head "$lk" rc-mixed-head-run rc-mixed)"
+  set_phase "$lk" rc-mixed-head-run Running
+  states="$(kc -n "$lk" get pods -l ray.io/cluster=rc-mixed -o json \
+    | jq -r '[.items[] | "\(.metadata.name)=\(.status.phase)\(if .metadata.deletionTimestamp then "/Terminating" else "" end)"] | join(" ")')"
+  out="$(exempt_head "$lk" rc-mixed-head-new rc-mixed --dry-run=server)"
+  release "$lk" rc-mixed-head-old
+  if grep -q created <<<"$old" && grep -q created <<<"$run" \
+    && [ "$states" = "rc-mixed-head=Failed rc-mixed-head-old=Pending/Terminating rc-mixed-head-run=Running" ] \
+    && refused_for "$out" rc-mixed-head-run && grep -q '(phase Running)' <<<"$out" \
+    && ! grep -q 'rc-mixed-head"\|rc-mixed-head-old' <<<"$out"; then
+    pass "$s11d"
+  else
+    fail "$s11d" "heads: $states | second head: $old | third: $run | fourth: $out"
+  fi
+  show "heads $states; kubectl" "$out"
+
+  s11e="11e the lookup's selector and namespace: a worker of rc-sel, the head of rc-sel-2 and a head of rc-sel in another namespace are not rc-sel's heads: its first head is admitted with no warning, a second one is then refused naming it"
+  create_pod "$lk" rc-sel-workers-worker-1 rc-sel worker
+  create_pod "$lk" rc-sel-2-head rc-sel-2 head
+  create_pod "$lk-other" rc-sel-head rc-sel head
+  others="$(kc -n "$lk" get pod rc-sel-workers-worker-1 rc-sel-2-head -o name 2>&1; kc -n "$lk-other" get pod rc-sel-head -o name 2>&1)"
+  first="$(ray_pod rc-sel-head rc-sel head | kc -n "$lk" create -f - 2>&1)"
+  second="$(exempt_head "$lk" rc-sel-head-v2 rc-sel --dry-run=server)"
+  if [ "$(wc -l <<<"$others")" = 3 ] && ! grep -qv '^pod/' <<<"$others" && [ "$first" = "pod/rc-sel-head created" ] \
+    && refused_for "$second" rc-sel-head; then
+    pass "$s11e"
+  else
+    fail "$s11e" "stored beside it: $others | first head: $first | second: $second"
+  fi
+
+  # The audit log (tests/e2e/manifests/audit-policy.yaml) holds one event for
+  # every list of Pods by deploy/'s ServiceAccount.
+  s11f="11f kube-apiserver's audit log: each lookup so far was one list of Pods in the Pod's namespace by deploy/'s ServiceAccount, query labelSelector=ray.io/cluster=C,ray.io/node-type=head and nothing else, allowed by deploy/'s ClusterRoleBinding, answered 200; as many as ray-webhook logged head_lookup=yes"
+  sa_user=system:serviceaccount:ray-webhook-system:ray-webhook
+  audit_of() { jq -c --arg u "$1" 'select(.user.username == $u and .verb == "list" and .objectRef.resource == "pods")' "$logs/audit.log"; }
+  lookups_logged() { cat "$logs"/ray-webhook*.log | grep -c 'head_lookup=yes'; }
+  same_count() { [ "$(audit_of "$sa_user" | wc -l)" = "$(lookups_logged)" ]; }
+  wait_until 5 "as many audit events as lookups logged" same_count
+  n_audit=$(audit_of "$sa_user" | wc -l)
+  # Anything else: another path or query, another namespace, not 200, not
+  # allowed by deploy/'s ClusterRoleBinding.
+  odd="$(audit_of "$sa_user" | jq -r '((.requestURI | capture("^/api/v1/namespaces/(?<n>[a-z0-9-]+)/pods[?]labelSelector=ray[.]io%2Fcluster%3D[a-z0-9.-]+%2Cray[.]io%2Fnode-type%3Dhead$")) // {n: null}) as $m
+    | select($m.n != .objectRef.namespace or .responseStatus.code != 200 or .userAgent != "ray-webhook"
+      or (.annotations["authorization.k8s.io/reason"] // "" | startswith("RBAC: allowed by ClusterRoleBinding \"ray-webhook\" of ClusterRole \"ray-webhook\"") | not))
+    | "\(.requestURI) \(.responseStatus.code)"')"
+  sel_uri="/api/v1/namespaces/$lk/pods?labelSelector=ray.io%2Fcluster%3Drc-sel%2Cray.io%2Fnode-type%3Dhead"
+  if same_count && [ "$n_audit" -gt 0 ] && [ -z "$odd" ] && audit_of "$sa_user" | jq -e --arg u "$sel_uri" 'select(.requestURI == $u)' >/dev/null; then
+    pass "$s11f"
+  else
+    fail "$s11f" "audit events $n_audit, lookups logged $(lookups_logged); other shapes: $(head -3 <<<"$odd" | paste -sd ' ' -)"
+  fi
+  printf '     %s lookups; e.g. %s\n' "$n_audit" "$(audit_of "$sa_user" | jq -r --arg u "$sel_uri" 'select(.requestURI == $u) | "\(.verb) \(.requestURI) by \(.user.username) (\(.userAgent)): \(.responseStatus.code)"' | head -1)"
+
+  # What a refused lookup looks like to the kubectl user: the second head of
+  # rc-current (its live head rc-current-head) as a server dry run, with the
+  # token and CA of ray-webhook's ServiceAccount volume changed under it, as
+  # the kubelet changes them (no restart).
+  second_head() { exempt_head "$ns" "$cluster-head-v2" "$cluster" --dry-run=server; }
+  printf 'e2e-not-a-token-%s' "$RANDOM" >"$work/garbage.token"
+  : >"$work/empty.token"
+  kc -n ray-webhook-system create serviceaccount e2e-no-rbac >/dev/null 2>>"$logs/token.log"
+  kc -n ray-webhook-system create token e2e-no-rbac --duration=1h >"$work/no-rbac.token" 2>>"$logs/token.log"
+  rw_pid="${pids[ray-webhook]}"
+  # ray-webhook's own log line for the last failed lookup (the warning kubectl
+  # shows is cut at 120 characters).
+  lookup_error() { wait_tenths=10 webhook_log_grows 'head lookup failed' "$failures_before"; grep 'head lookup failed' "$logs/ray-webhook.log" | tail -1 | grep -o 'error=.*'; }
+  # refused_lookup ID TOKEN CA WARNING REASON AUDIT_USER TEXT: ray-webhook's
+  # volume gets TOKEN and CA; the second head is admitted (the shipped flags
+  # fail open), kubectl shows the WARNING (a pattern), ray-webhook's log line the
+  # REASON, the audit log a refused list by AUDIT_USER (-: no event at all).
+  refused_lookup() {
+    local s="$1 $7" user="$6" out err e0 e1
+    sa_volume "$work/serviceaccount" "$2" "$3"
+    e0=$(wc -l <"$logs/audit.log")
+    failures_before=$(webhook_log_count 'head lookup failed')
+    out="$(second_head)"
+    err="$(lookup_error)"
+    e1=$(wc -l <"$logs/audit.log")
+    if grep -q '(server dry run)' <<<"$out" && grep -q "^Warning: could not check RayCluster \"$cluster\" for another head Pod: $4" <<<"$out" \
+      && grep -q -- "$5" <<<"$err" && if [ "$user" = - ]; then [ "$e1" = "$e0" ]; else tail -n "+$((e0 + 1))" "$logs/audit.log" \
+        | jq -e --arg u "$user" --arg n "$ns" 'select(.user.username == $u and .objectRef.namespace == $n and .responseStatus.code == 403)' >/dev/null; fi; then
+      pass "$s"
+    else
+      fail "$s" "kubectl: $out | ray-webhook: $err | audit events $e0 -> $e1"
+    fi
+    show kubectl "$out"
+    show "ray-webhook log" "$err"
+  }
+  refused_lookup 11g "$work/garbage.token" "$pki/ca.crt" "the Kubernetes API answered 401: Unauthorized" "answered 401: Unauthorized" - \
+    "a token kube-apiserver rejects (401), shipped flags (--head-lookup-failure=allow): the second head is admitted; kubectl shows ray-webhook's warning with the 401"
+  refused_lookup 11h "$work/no-rbac.token" "$pki/ca.crt" "the Kubernetes API answered 403: pods is forbidden" \
+    'User \\"system:serviceaccount:ray-webhook-system:e2e-no-rbac\\" cannot list' system:serviceaccount:ray-webhook-system:e2e-no-rbac \
+    "the token of a ServiceAccount without deploy/'s RBAC (403), shipped flags: the second head is admitted; kubectl shows the warning with the 403, ray-webhook's log kube-apiserver's reason naming that ServiceAccount, the audit log the refused list"
+  refused_lookup 11i "$work/empty.token" "$pki/ca.crt" "the Kubernetes API answered 403: pods is forbidden" 'User \\"system:anonymous\\" cannot list' system:anonymous \
+    "an empty token file: ray-webhook sends no Authorization, kube-apiserver takes the call as system:anonymous and refuses it (403, not 401); the second head is admitted with that warning"
+  refused_lookup 11j "$work/ray-webhook.token" "$webhook_certs/ca.crt" "no answer from the Kubernetes API at https://127.0.0.1" "TLS verification failed" - \
+    "deploy/'s token with a CA that did not sign kube-apiserver's certificate: the TLS handshake fails, no request reaches kube-apiserver, the second head is admitted with a warning"
+
+  s11k="11k deploy/'s token and the right CA swapped back in (the kubelet's ..data swap): the next lookup works again, the second head is refused (409), ray-webhook not restarted"
+  sa_volume "$work/serviceaccount" "$work/ray-webhook.token"
+  out="$(second_head)"
+  if refused_for "$out" "$cluster-head" && [ "${pids[ray-webhook]}" = "$rw_pid" ] && kill -0 "$rw_pid" 2>/dev/null; then
+    pass "$s11k"
+  else
+    fail "$s11k" "$out"
+  fi
+
+  # Two more replicas on the second address, each with other ports and flags;
+  # the EndpointSlice names one at a time.
+  deny_port=$(free_port) && warn_port=$(free_port) || die "no free port"
+  sa_volume "$work/serviceaccount-deny" "$work/garbage.token"
+  rw_name=ray-webhook-deny rw_ip="$webhook_ip2" rw_port=$deny_port rw_probe=$(free_port) rw_sa="$work/serviceaccount-deny" \
+    rw_args="--head-lookup-failure=deny" start_ray_webhook
+  render_example warn-mode
+  # Its lookup dials kube-apiserver at 127.0.0.1 written as an IPv4-mapped
+  # IPv6 address (an IPv6 socket; the serving certificate names it).
+  rw_name=ray-webhook-warn rw_ip="$webhook_ip2" rw_port=$warn_port rw_probe=$(free_port) \
+    rw_api="https://[::ffff:7f00:1]:$apiserver_port" start_ray_webhook "$work/rendered-warn-mode.json"
+
+  s11l="11l --head-lookup-failure=deny: with a rejected token (401) the second head, and with a token without RBAC (403) even a cluster's first head, is refused with 503 and the reason; with deploy/'s token the first head is admitted and the second refused (409)"
+  if route_to ray-webhook-deny "$deny_port" "$webhook_ip2"; then
+    d401="$(second_head)"
+    sa_volume "$work/serviceaccount-deny" "$work/no-rbac.token"
+    d403="$(ray_pod rc-deny-head rc-deny head | kc -n "$lk" create --dry-run=server -f - 2>&1)"
+    sa_volume "$work/serviceaccount-deny" "$work/ray-webhook.token"
+    dfirst="$(ray_pod rc-deny-head rc-deny head | kc -n "$lk" create --dry-run=server -f - 2>&1)"
+    dsecond="$(second_head)"
+  else
+    d401="not routed to ray-webhook-deny"
+  fi
+  deny_msg='admission webhook "validate.pods.ray-webhook.io" denied the request: could not check RayCluster'
+  if grep -q "$deny_msg \"$cluster\" .*answered 401: Unauthorized. Denied because the webhook runs with --head-lookup-failure=deny" <<<"$d401" \
+    && grep -q "$deny_msg \"rc-deny\" .*answered 403: pods is forbidden" <<<"$d403" \
+    && [ "$dfirst" = "pod/rc-deny-head created (server dry run)" ] && refused_for "$dsecond" "$cluster-head"; then
+    pass "$s11l"
+  else
+    fail "$s11l" "401: $d401 | 403: ${d403:-} | first head: ${dfirst:-} | second: ${dsecond:-}"
+  fi
+  show "kubectl (401)" "$d401"
+  show "kubectl (403, a first head)" "${d403:-}"
+
+  s11m="11m deploy/examples/warn-mode, its lookup reaching kube-apiserver at https://[::ffff:7f00:1]: a second head with another fixed name is admitted with both rules' warnings, the lookup's naming the live head"
+  if route_to ray-webhook-warn "$warn_port" "$webhook_ip2"; then
+    wout="$(ray_pod "$cluster-head-warn" "$cluster" head | kc -n "$ns" create --dry-run=server -f - 2>&1)"
+  else
+    wout="not routed to ray-webhook-warn"
+  fi
+  if grep -q '(server dry run)' <<<"$wout" && grep -q '^Warning: head-name (warn mode)' <<<"$wout" \
+    && grep -q "^Warning: second-head (warn mode): .*live head Pod \"$cluster-head\"" <<<"$wout"; then
+    pass "$s11m"
+  else
+    fail "$s11m" "$wout"
+  fi
+  show kubectl "$wout"
+  route_to ray-webhook "$webhook_port" "$webhook_ip" || die "the webhook calls do not reach ray-webhook again"
+  # They drain (5 s) while the next checks run; reaped after check 10.
+  kill -TERM "${pids[ray-webhook-deny]}" "${pids[ray-webhook-warn]}" 2>/dev/null
 else
-  for s in "2 KubeRay current release" "5 second head" "6 dry run and warnings" "8 recorded request"; do
+  for s in "2 KubeRay current release" "5 second head" "6 dry run and warnings" "8 recorded request" "11 the lookup on kube-apiserver"; do
     fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
   done
 fi
@@ -1064,8 +1340,31 @@ fi
 printf '     %s in %s s; both replicas now present the new certificate: %s\n' "$r10" \
   "$(jq -r .seconds "$work/load-rotate.json" 2>/dev/null)" "$([ "$fa" = "$want" ] && [ "$fb" = "$want" ] && echo yes || echo no)"
 stop_pid ray-webhook-b
-endpoint_slice "$webhook_port"
 webhook_certs_ca="$rot/ca.crt"
+stop_pid ray-webhook-deny
+stop_pid ray-webhook-warn
+
+# ---- 11n. the lookup among the thousands of Pods of checks 9 and 10
+load_heads="$load_ns/pods?labelSelector=ray.io%2Fcluster%3Drc-load%2Cray.io%2Fnode-type%3Dhead"
+n_load="$(kc get --raw "/api/v1/namespaces/$load_ns/pods?limit=1" | jq '(.metadata.remainingItemCount // 0) + (.items | length)')"
+s11n="11n the lookup in a namespace of $n_load Pods (checks 9 and 10's workers of rc-load): rc-load's first head is admitted with no warning, a second one refused naming it"
+if route_to ray-webhook "$webhook_port" "$webhook_ip"; then
+  first="$(ray_pod rc-load-head rc-load head | kc -n "$load_ns" create -f - 2>&1)"
+  second="$(exempt_head "$load_ns" rc-load-head-v2 rc-load --dry-run=server)"
+else
+  first="not routed to ray-webhook"
+fi
+if [ "$n_load" -ge 1000 ] && [ "$first" = "pod/rc-load-head created" ] && refused_for "${second:-}" rc-load-head; then
+  pass "$s11n"
+else
+  fail "$s11n" "first head: $first | second: ${second:-}"
+fi
+# How long kube-apiserver took for one audited request (ResponseComplete - received), in ms.
+audit_ms='def t: capture("^(?<s>[^.]+)(?<f>[.][0-9]+)?Z$") | ((.s + "Z") | fromdate) + ((.f // "0") | tonumber);
+  ((.stageTimestamp | t) - (.requestReceivedTimestamp | t)) * 10000 | round / 10'
+printf '     the first head'"'"'s review took %s us; kube-apiserver answered its list in %s ms\n' \
+  "$(grep "path=/validate .* pod=rc-load-head " "$logs/ray-webhook.log" | grep -o ' us=[0-9]*' | cut -c5- | head -1)" \
+  "$(jq -r --arg u "/api/v1/namespaces/$load_heads" "select(.requestURI == \$u) | $audit_ms" "$logs/audit.log" | head -1)"
 
 # ---- 7. ray-webhook stopped
 s7="7 ray-webhook stopped: a Ray Pod is refused (failurePolicy Fail); a non-Ray Pod and a Ray Pod in kube-system are created"
