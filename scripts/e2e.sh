@@ -555,17 +555,11 @@ exempt_head() { # exempt_head NS NAME CLUSTER [FLAG...]: kubectl create's output
   shift 3
   ray_pod "$name" "$c" head "$v2" | kc -n "$n" create "$@" -f - 2>&1
 }
-create_pod() { # create_pod NS NAME CLUSTER TYPE [JQ]: stored, or the reason on stderr
-  ray_pod "$2" "$3" "$4" "${5:-.}" | kc -n "$1" create -f - >/dev/null 2>>"$logs/lookup-setup.log"
-}
+pod_list() { jq -s '{apiVersion: "v1", kind: "List", items: .}'; } # the objects on stdin as one List
 refused_for() { # refused_for OUT LIVE: OUT is the lookup's 409 naming LIVE as the live head
   grep -q 'admission webhook "validate.pods.ray-webhook.io" denied the request' <<<"$1" \
     && grep -q "already has a live head Pod \"$2\"" <<<"$1"
 }
-admitted() { # admitted OUT: a server dry run admitted the Pod, with no lookup failure warned
-  grep -q '(server dry run)' <<<"$1" && ! grep -q 'could not check' <<<"$1"
-}
-state_of() { kc -n "$1" get pod "$2" -o jsonpath='{.status.phase}/{.metadata.deletionTimestamp}' 2>&1; }
 set_phase() { kc -n "$1" patch pod "$2" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"$3\"}}" >/dev/null 2>>"$logs/lookup-setup.log"; }
 release() { kc -n "$1" patch pod "$2" --type=json -p '[{"op": "remove", "path": "/metadata/finalizers"}]' >/dev/null 2>>"$logs/lookup-setup.log"; }
 gone() { ! kc -n "$1" get pod "$2" >/dev/null 2>&1; }
@@ -1053,50 +1047,63 @@ EOF
   # (Terminating, Failed and Succeeded heads, other clusters, other namespaces)
   # and how it refuses (401, 403, an unknown CA), under the shipped flags (fail
   # open), with --head-lookup-failure=deny and with deploy/examples/warn-mode.
+  t11=$SECONDS
   lk=e2e-lookup
   ensure_namespace "$lk"
   ensure_namespace "$lk-other"
 
-  # A pod without a node is deleted at once (k8s.io/kubernetes
+  # The heads of 11a to 11d and the neighbours of 11e, stored in one call.
+  {
+    ray_pod rc-term-head rc-term head "$hold"
+    for c in rc-failed rc-succeeded rc-mixed rc-sel-2; do ray_pod "$c-head" "$c" head; done
+    ray_pod rc-sel-workers-worker-1 rc-sel worker
+    ray_pod rc-sel-head rc-sel head ".metadata.namespace = \"$lk-other\""
+  } | pod_list | jq --arg n "$lk" '.items[].metadata.namespace //= $n' | kc create -f - -o name >"$logs/lookup-setup.log" 2>&1
+  # 11a to 11c: while rc-term-head, rc-failed-head and rc-succeeded-head live, a
+  # second head of each cluster is refused; then rc-term-head is deleted (a Pod
+  # with no node is deleted at once, k8s.io/kubernetes
   # pkg/registry/core/pod/strategy.go CheckGracefulDelete: grace 0 when
-  # spec.nodeName is empty); with a finalizer it stays stored, deletionTimestamp
-  # set, until the finalizer is removed (k8s.io/apiserver
-  # pkg/registry/generic/registry/store.go, Delete).
-  s11a="11a a Terminating head (finalizer, deleted: deletionTimestamp set, still stored) is not a live head: another head of its cluster is admitted by the lookup; its deterministic name stays taken (409 AlreadyExists)"
-  create_pod "$lk" rc-term-head rc-term head "$hold"
-  before="$(exempt_head "$lk" rc-term-head-v2 rc-term --dry-run=server)"
+  # spec.nodeName is empty; its finalizer keeps it stored with a
+  # deletionTimestamp, k8s.io/apiserver pkg/registry/generic/registry/store.go
+  # Delete) and the other two get their phase through pods/status: the same
+  # second heads are admitted.
+  second_heads() {
+    for c in rc-term rc-failed rc-succeeded; do ray_pod "$c-head-v2" "$c" head "$v2"; done | pod_list \
+      | kc -n "$lk" create --dry-run=server -f - 2>&1
+  }
+  before="$(second_heads)"
   kc -n "$lk" delete pod rc-term-head --wait=false >/dev/null 2>>"$logs/lookup-setup.log"
-  state="$(state_of "$lk" rc-term-head)"
-  after="$(exempt_head "$lk" rc-term-head-v2 rc-term --dry-run=server)"
+  set_phase "$lk" rc-failed-head Failed
+  set_phase "$lk" rc-succeeded-head Succeeded
+  states="$(kc -n "$lk" get pods rc-term-head rc-failed-head rc-succeeded-head -o json \
+    | jq -r '.items[] | "\(.metadata.name)=\(.status.phase)/\(.metadata.deletionTimestamp // "")"')"
+  after="$(second_heads)"
   renamed="$(ray_pod rc-term-head- rc-term head | kc -n "$lk" create -f - 2>&1)"
   release "$lk" rc-term-head
   wait_until 10 "rc-term-head gone once its finalizer is removed" gone "$lk" rc-term-head
-  if refused_for "$before" rc-term-head && [[ "$state" == Pending/?* ]] && admitted "$after" \
-    && grep -q 'AlreadyExists' <<<"$renamed" && gone "$lk" rc-term-head; then
-    pass "$s11a"
-  else
-    fail "$s11a" "before: $before | state: $state | after: $after | <cluster>-head again: $renamed"
-  fi
-  show "rc-term-head $state, kubectl" "$after"
-
-  for phase in Failed Succeeded; do
-    c="rc-${phase,,}"
-    s11="11b a head whose status.phase is $phase (kubectl patch --subresource=status) is not a live head: another head of its cluster is admitted by the lookup"
-    [ "$phase" = Failed ] || s11="11c${s11#11b}"
-    create_pod "$lk" "$c-head" "$c" head
-    before="$(exempt_head "$lk" "$c-head-v2" "$c" --dry-run=server)"
-    set_phase "$lk" "$c-head" "$phase"
-    state="$(state_of "$lk" "$c-head")"
-    after="$(exempt_head "$lk" "$c-head-v2" "$c" --dry-run=server)"
-    if refused_for "$before" "$c-head" && [ "$state" = "$phase/" ] && admitted "$after"; then
+  for c in rc-term rc-failed rc-succeeded; do
+    case $c in
+      rc-term) s11="11a a Terminating head (finalizer, deleted: deletionTimestamp set, still stored) is not a live head: another head of its cluster is admitted by the lookup; its deterministic name stays taken (409 AlreadyExists)"
+        want="rc-term-head=Pending/?*" ;;
+      rc-failed) s11="11b a head whose status.phase is Failed (kubectl patch --subresource=status) is not a live head: another head of its cluster is admitted by the lookup"
+        want="rc-failed-head=Failed/" ;;
+      *) s11="11c a head whose status.phase is Succeeded (kubectl patch --subresource=status) is not a live head: another head of its cluster is admitted by the lookup"
+        want="rc-succeeded-head=Succeeded/" ;;
+    esac
+    state="$(grep "^$c-head=" <<<"$states")"
+    # (want is a pattern)
+    if refused_for "$before" "$c-head" && [[ "$state" == $want ]] && grep -qx "pod/$c-head-v2 created (server dry run)" <<<"$after" \
+      && ! grep -q 'could not check' <<<"$after" \
+      && { [ "$c" != rc-term ] || { grep -q 'AlreadyExists' <<<"$renamed" && gone "$lk" rc-term-head; }; }; then
       pass "$s11"
     else
-      fail "$s11" "before: $before | state: $state | after: $after"
+      fail "$s11" "state: ${state:-not stored} | while it lived: $(grep -- "\"$c\"\|/$c-" <<<"$before") | after: $(grep -- "\"$c\"\|/$c-" <<<"$after")$([ "$c" != rc-term ] || echo " | <cluster>-head again: $renamed")"
     fi
   done
+  show "heads $(paste -sd ' ' <<<"$states"); kubectl" "$after"
+  show "rc-term-head again by generateName, kubectl" "$renamed"
 
   s11d="11d a cluster with a Failed, a Terminating and a Running head: a new head is refused (409) naming the Running one and its phase, none of the others"
-  create_pod "$lk" rc-mixed-head rc-mixed head
   set_phase "$lk" rc-mixed-head Failed
   old="$(ray_pod rc-mixed-head-old rc-mixed head "$v2 | $hold" | kc -n "$lk" create -f - 2>&1)"
   kc -n "$lk" delete pod rc-mixed-head-old --wait=false >/dev/null 2>>"$logs/lookup-setup.log"
@@ -1117,13 +1124,10 @@ EOF
   show "heads $states; kubectl" "$out"
 
   s11e="11e the lookup's selector and namespace: a worker of rc-sel, the head of rc-sel-2 and a head of rc-sel in another namespace are not rc-sel's heads: its first head is admitted with no warning, a second one is then refused naming it"
-  create_pod "$lk" rc-sel-workers-worker-1 rc-sel worker
-  create_pod "$lk" rc-sel-2-head rc-sel-2 head
-  create_pod "$lk-other" rc-sel-head rc-sel head
-  others="$(kc -n "$lk" get pod rc-sel-workers-worker-1 rc-sel-2-head -o name 2>&1; kc -n "$lk-other" get pod rc-sel-head -o name 2>&1)"
+  others="$(kc get pods -A -l 'ray.io/cluster in (rc-sel, rc-sel-2)' -o json | jq -r '[.items[] | "\(.metadata.namespace)/\(.metadata.name)"] | sort | join(" ")')"
   first="$(ray_pod rc-sel-head rc-sel head | kc -n "$lk" create -f - 2>&1)"
   second="$(exempt_head "$lk" rc-sel-head-v2 rc-sel --dry-run=server)"
-  if [ "$(wc -l <<<"$others")" = 3 ] && ! grep -qv '^pod/' <<<"$others" && [ "$first" = "pod/rc-sel-head created" ] \
+  if [ "$others" = "$lk-other/rc-sel-head $lk/rc-sel-2-head $lk/rc-sel-workers-worker-1" ] && [ "$first" = "pod/rc-sel-head created" ] \
     && refused_for "$second" rc-sel-head; then
     pass "$s11e"
   else
@@ -1194,17 +1198,22 @@ EOF
     'User \\"system:serviceaccount:ray-webhook-system:e2e-no-rbac\\" cannot list' system:serviceaccount:ray-webhook-system:e2e-no-rbac \
     "the token of a ServiceAccount without deploy/'s RBAC (403), shipped flags: the second head is admitted; kubectl shows the warning with the 403, ray-webhook's log kube-apiserver's reason naming that ServiceAccount, the audit log the refused list"
   refused_lookup 11i "$work/empty.token" "$pki/ca.crt" "the Kubernetes API answered 403: pods is forbidden" 'User \\"system:anonymous\\" cannot list' system:anonymous \
-    "an empty token file: ray-webhook sends no Authorization, kube-apiserver takes the call as system:anonymous and refuses it (403, not 401); the second head is admitted with that warning"
+    "an empty token file: kube-apiserver takes the lookup as system:anonymous and refuses it (403; the mock answers 401); the second head is admitted with that warning"
   refused_lookup 11j "$work/ray-webhook.token" "$webhook_certs/ca.crt" "no answer from the Kubernetes API at https://127.0.0.1" "TLS verification failed" - \
     "deploy/'s token with a CA that did not sign kube-apiserver's certificate: the TLS handshake fails, no request reaches kube-apiserver, the second head is admitted with a warning"
 
-  s11k="11k deploy/'s token and the right CA swapped back in (the kubelet's ..data swap): the next lookup works again, the second head is refused (409), ray-webhook not restarted"
+  s11k="11k deploy/'s token and the right CA swapped back in (the kubelet's ..data swap): the next lookup works again, the second head is refused (409), and so are 4 sent at once; ray-webhook not restarted"
   sa_volume "$work/serviceaccount" "$work/ray-webhook.token"
   out="$(second_head)"
-  if refused_for "$out" "$cluster-head" && [ "${pids[ray-webhook]}" = "$rw_pid" ] && kill -0 "$rw_pid" 2>/dev/null; then
+  conc=()
+  for i in 1 2 3 4; do second_head >"$work/concurrent-$i.out" & conc+=($!); done
+  wait "${conc[@]}"
+  at_once=0
+  for i in 1 2 3 4; do refused_for "$(cat "$work/concurrent-$i.out")" "$cluster-head" && at_once=$((at_once + 1)); done
+  if refused_for "$out" "$cluster-head" && [ "$at_once" = 4 ] && [ "${pids[ray-webhook]}" = "$rw_pid" ] && kill -0 "$rw_pid" 2>/dev/null; then
     pass "$s11k"
   else
-    fail "$s11k" "$out"
+    fail "$s11k" "$out | refused of 4 at once: $at_once; $(cat "$work"/concurrent-*.out | grep -v 'already has a live head' | head -2)"
   fi
 
   # Two more replicas on the second address, each with other ports and flags;
@@ -1257,6 +1266,7 @@ EOF
   route_to ray-webhook "$webhook_port" "$webhook_ip" || die "the webhook calls do not reach ray-webhook again"
   # They drain (5 s) while the next checks run; reaped after check 10.
   kill -TERM "${pids[ray-webhook-deny]}" "${pids[ray-webhook-warn]}" 2>/dev/null
+  log "checks 11a to 11m took $((SECONDS - t11)) s"
 else
   for s in "2 KubeRay current release" "5 second head" "6 dry run and warnings" "8 recorded request" "11 the lookup on kube-apiserver"; do
     fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
@@ -1362,6 +1372,7 @@ fi
 # How long kube-apiserver took for one audited request (ResponseComplete - received), in ms.
 audit_ms='def t: capture("^(?<s>[^.]+)(?<f>[.][0-9]+)?Z$") | ((.s + "Z") | fromdate) + ((.f // "0") | tonumber);
   ((.stageTimestamp | t) - (.requestReceivedTimestamp | t)) * 10000 | round / 10'
+webhook_log_grows "path=/validate .* pod=rc-load-head " 0
 printf '     the first head'"'"'s review took %s us; kube-apiserver answered its list in %s ms\n' \
   "$(grep "path=/validate .* pod=rc-load-head " "$logs/ray-webhook.log" | grep -o ' us=[0-9]*' | cut -c5- | head -1)" \
   "$(jq -r --arg u "/api/v1/namespaces/$load_heads" "select(.requestURI == \$u) | $audit_ms" "$logs/audit.log" | head -1)"
