@@ -211,6 +211,14 @@ skip() { printf 'SKIP %s: %s\n' "$1" "$2"; }
 
 kc() { "$bin/kubectl" --kubeconfig "$work/kubeconfig" "$@"; }
 
+# manifest FILE [KEY=VALUE...]: tests/e2e/manifests/FILE with every @KEY@ replaced by VALUE
+manifest() {
+  local f="$e2e/manifests/$1" kv subst=(-e '')
+  shift
+  for kv in "$@"; do subst+=(-e "s|@${kv%%=*}@|${kv#*=}|g"); done
+  sed "${subst[@]}" "$f"
+}
+
 # ---------------------------------------------------------------- certificates
 pki="$work/pki"
 make_pki() {
@@ -230,7 +238,7 @@ make_pki() {
     sign apiserver "/CN=kube-apiserver" "basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=serverAuth
-subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:$service_ip"
+subjectAltName=IP:127.0.0.1,IP:::ffff:7f00:1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:$service_ip"
     sign admin "/O=system:masters/CN=e2e-admin" "basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=clientAuth"
@@ -329,6 +337,7 @@ start_apiserver() {
     --endpoint-reconciler-type none \
     --enable-aggregator-routing=true \
     --cert-dir "$work/apiserver-certs" \
+    --audit-policy-file "$e2e/manifests/audit-policy.yaml" --audit-log-path "$logs/audit.log" \
     --profiling=false --v=1 \
     >"$logs/kube-apiserver.log" 2>&1 &
   pids[kube-apiserver]=$!
@@ -357,29 +366,40 @@ render_deploy() {
     kc kustomize "$work/src/deploy/overlays/$o" >"$work/rendered-$o.yaml" 2>"$logs/kustomize-$o.log" \
       || die "kubectl kustomize deploy/overlays/$o failed"
   done
-  kc create --dry-run=client -o json -f "$work/rendered-static-certs.yaml" \
-    | jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}' \
-    >"$work/rendered-static-certs.json" || die "the rendered static-certs overlay does not parse"
+  as_list "$work/rendered-static-certs.yaml" >"$work/rendered-static-certs.json" \
+    || die "the rendered static-certs overlay does not parse"
+}
+# as_list FILE|-: the objects of a rendering as one JSON List
+as_list() {
+  kc create --dry-run=client -o json -f "$1" \
+    | jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}'
+}
+# render_example NAME: deploy/examples/NAME, rendered, as $work/rendered-NAME.json
+render_example() {
+  kc kustomize "$work/src/deploy/examples/$1" 2>>"$logs/kustomize-$1.log" | as_list - >"$work/rendered-$1.json" 2>>"$logs/kustomize-$1.log"
 }
 
 # The Deployment's container arguments and CLUSTER_DOMAIN, with --port and the
 # certificate folder replaced by this run's; the lookup gets the API server on
-# loopback, its CA and a token of deploy/'s ServiceAccount.
+# loopback and the token and CA of a ServiceAccount volume (sa_volume).
 # start_ray_webhook [RENDERED_JSON]: the Deployment of that rendering (default
-# static-certs). rw_name, rw_ip and rw_probe (set before the call) pick the
-# replica: default "ray-webhook" on $webhook_ip, logging to logs/ray-webhook.log.
+# static-certs). rw_name, rw_ip, rw_port and rw_probe (set before the call) pick
+# the replica: default "ray-webhook" on $webhook_ip:$webhook_port, logging to
+# logs/ray-webhook.log; rw_sa its ServiceAccount volume (default
+# $work/serviceaccount), rw_api the API server's URL, rw_args flags appended.
 start_ray_webhook() {
   local deployment args=() a name="${rw_name:-ray-webhook}" ip="${rw_ip:-$webhook_ip}"
-  local probe="${rw_probe:-}"
+  local probe="${rw_probe:-}" port="${rw_port:-$webhook_port}" sa="${rw_sa:-$work/serviceaccount}"
   deployment="$(jq -c '.items[] | select(.kind == "Deployment")' "${1:-$work/rendered-static-certs.json}")"
   while IFS= read -r a; do
     case "$a" in --port=*|--bind=*|--cert-dir=*|--tls-cert=*|--tls-key=*|--probe-port=*) continue ;; esac
     args+=("$a")
   done < <(jq -r '.spec.template.spec.containers[0].args[]' <<<"$deployment")
+  if [ -n "${rw_args:-}" ]; then read -ra a <<<"$rw_args"; args+=("${a[@]}"); fi
   cluster_domain="$(jq -r '.spec.template.spec.containers[0].env[]? | select(.name == "CLUSTER_DOMAIN") | .value' <<<"$deployment")"
   # The plain-HTTP probe port (deploy/ has --probe-port=8081, for the kubelet),
   # on a free port here, when this build of the server has the flag.
-  local ready_url="https://ray-webhook.ray-webhook-system.svc:$webhook_port/readyz"
+  local ready_url="https://ray-webhook.ray-webhook-system.svc:$port/readyz"
   if "$ray_webhook" serve --help 2>&1 | grep -q -- '--probe-port'; then
     if [ -z "$probe" ]; then
       [ -n "${probe_port:-}" ] || probe_port=$(free_port) || die "no free port"
@@ -389,27 +409,41 @@ start_ray_webhook() {
     ready_url="http://$ip:$probe/readyz"
   fi
   CLUSTER_DOMAIN="$cluster_domain" "$ray_webhook" serve --cert-dir "$secret_dir" \
-    --bind "$ip" --port "$webhook_port" "${args[@]}" \
-    --kube-api-server "https://127.0.0.1:$apiserver_port" --kube-ca-file "$pki/ca.crt" \
-    --kube-token-file "$work/ray-webhook.token" \
+    --bind "$ip" --port "$port" "${args[@]}" \
+    --kube-api-server "${rw_api:-https://127.0.0.1:$apiserver_port}" --kube-ca-file "$sa/ca.crt" \
+    --kube-token-file "$sa/token" \
     >>"$logs/$name.log" 2>&1 &
   pids[$name]=$!
   wait_pid=${pids[$name]} wait_until 30 "$name /readyz" curl -fsS --cacert "${webhook_certs_ca:-$webhook_certs/ca.crt}" \
-    --resolve "ray-webhook.ray-webhook-system.svc:$webhook_port:$ip" "$ready_url" \
+    --resolve "ray-webhook.ray-webhook-system.svc:$port:$ip" "$ready_url" \
     || die "$name did not become ready (logs/$name.log)"
-  log "$name serving on $ip:$webhook_port (args: ${args[*]})"
+  log "$name serving on $ip:$port (args: ${args[*]})"
 }
 
-# The serving pair as the kubelet mounts a Secret: DIR/..data is a symlink to a
-# timestamped folder, and tls.crt, tls.key, ca.crt link through ..data. A
-# rotation writes a new folder and renames a new ..data over the old one.
-secret_swap() { # secret_swap FROM_DIR: its tls.crt, tls.key, ca.crt become the Secret's content
-  local stamp="..$(date -u +%Y_%m_%d_%H_%M_%S.%N)" f
-  mkdir -p "$secret_dir/$stamp"
-  for f in tls.crt tls.key ca.crt; do cp "$1/$f" "$secret_dir/$stamp/$f"; done
-  ln -sfn "$stamp" "$secret_dir/..data_tmp"
-  mv -T "$secret_dir/..data_tmp" "$secret_dir/..data"
-  for f in tls.crt tls.key ca.crt; do [ -L "$secret_dir/$f" ] || ln -s "..data/$f" "$secret_dir/$f"; done
+# A volume as the kubelet writes a Secret or a projected volume (k8s.io/kubernetes
+# pkg/volume/util/atomic_writer.go): DIR/..data is a symlink to a timestamped
+# folder, and every file links through ..data. An update writes a new folder
+# and renames a new ..data over the old one.
+volume_swap() { # volume_swap DIR FROM_DIR FILE...: the FILEs of FROM_DIR become DIR's content
+  local dir="$1" from="$2" stamp="..$(date -u +%Y_%m_%d_%H_%M_%S.%N)" f
+  shift 2
+  mkdir -p "$dir/$stamp"
+  for f in "$@"; do cp "$from/$f" "$dir/$stamp/$f"; done
+  ln -sfn "$stamp" "$dir/..data_tmp"
+  mv -T "$dir/..data_tmp" "$dir/..data"
+  for f in "$@"; do [ -L "$dir/$f" ] || ln -s "..data/$f" "$dir/$f"; done
+}
+# The serving pair as the kubelet mounts the Secret: tls.crt, tls.key, ca.crt of FROM_DIR.
+secret_swap() { volume_swap "$secret_dir" "$1" tls.crt tls.key ca.crt; }
+# sa_volume DIR TOKEN_FILE [CA_FILE]: DIR as the kubelet projects a Pod's
+# ServiceAccount volume (/var/run/secrets/kubernetes.io/serviceaccount: token,
+# ca.crt, namespace), with that token and CA (default the API server's).
+sa_volume() {
+  local from
+  from="$(mktemp -d "$work/sa-source.XXXXXX")"
+  cp "$2" "$from/token" && cp "${3:-$pki/ca.crt}" "$from/ca.crt" && printf ray-webhook-system >"$from/namespace" \
+    && volume_swap "$1" "$from" token ca.crt namespace
+  rm -rf "$from"
 }
 
 # What the endpoint controller would publish: the Service ray-webhook's port
@@ -447,12 +481,13 @@ ports:
 EOF
 }
 
-webhook_log_count() { grep -c -- "$1" "$logs/ray-webhook.log" 2>/dev/null || true; }
+# Lines of logs/ray-webhook.log (in_log=NAME: logs/NAME.log) that match PATTERN.
+webhook_log_count() { grep -c -- "$1" "$logs/${in_log:-ray-webhook}.log" 2>/dev/null || true; }
 # ray-webhook writes its review lines from a thread of its own, at least twice
-# a second: wait (at most 5 s) until PATTERN has more than BEFORE lines.
+# a second: wait (at most 5 s, or wait_tenths tenths) until PATTERN has more than BEFORE lines.
 webhook_log_grows() { # webhook_log_grows PATTERN BEFORE [BY]
   local i
-  for ((i = 0; i < 50; i++)); do
+  for ((i = 0; i < ${wait_tenths:-50}; i++)); do
     [ "$(webhook_log_count "$1")" -ge $(($2 + ${3:-1})) ] && return 0
     sleep 0.1
   done
@@ -501,6 +536,52 @@ pods_of() { # pods_of NS CLUSTER NODE_TYPE: stored Pods as a JSON list
 }
 count_pods() { [ "$(pods_of "$1" "$2" "$3" | jq '.items | length')" -ge "$4" ]; }
 
+# ray_pod NAME CLUSTER head|worker [JQ]: a Ray Pod of RayCluster CLUSTER as JSON,
+# as KubeRay labels it (NAME ending in "-": generateName), changed by filter JQ.
+ray_pod() {
+  jq -n --arg n "$1" --arg c "$2" --arg t "$3" '{apiVersion: "v1", kind: "Pod",
+    metadata: ((if ($n | endswith("-")) then {generateName: $n} else {name: $n} end) + {labels: {"ray.io/cluster": $c,
+      "ray.io/node-type": $t, "ray.io/group": (if $t == "head" then "headgroup" else "workers" end)}}),
+    spec: {containers: [{name: "ray-\($t)", image: "rayproject/ray:2.52.0"}]}} | '"${4:-.}"
+}
+
+# Checks 11: a finalizer that keeps a deleted Pod stored, Terminating.
+hold='.metadata.finalizers = ["e2e.ray-webhook.io/hold"]'
+# A head the head-name rule exempts (Autoscaler v2 on Ray 2.46, as in 5c), so
+# that the second-head lookup alone decides, whatever its name.
+v2='.spec.containers[0].image = "rayproject/ray:2.46.0" | .spec.containers[0].env = [{name: "RAY_enable_autoscaler_v2", value: "1"}]'
+exempt_head() { # exempt_head NS NAME CLUSTER [FLAG...]: kubectl create's output
+  local n="$1" name="$2" c="$3"
+  shift 3
+  ray_pod "$name" "$c" head "$v2" | kc -n "$n" create "$@" -f - 2>&1
+}
+pod_list() { jq -s '{apiVersion: "v1", kind: "List", items: .}'; } # the objects on stdin as one List
+refused_for() { # refused_for OUT LIVE: OUT is the lookup's 409 naming LIVE as the live head
+  grep -q 'admission webhook "validate.pods.ray-webhook.io" denied the request' <<<"$1" \
+    && grep -q "already has a live head Pod \"$2\"" <<<"$1"
+}
+set_phase() { kc -n "$1" patch pod "$2" --subresource=status --type=merge -p "{\"status\":{\"phase\":\"$3\"}}" >/dev/null 2>>"$logs/lookup-setup.log"; }
+release() { kc -n "$1" patch pod "$2" --type=json -p '[{"op": "remove", "path": "/metadata/finalizers"}]' >/dev/null 2>>"$logs/lookup-setup.log"; }
+gone() { ! kc -n "$1" get pod "$2" >/dev/null 2>&1; }
+show() { # show LABEL TEXT: TEXT on one indented line (each of its lines cut at 300 characters)
+  printf '     %s: %s\n' "$1" "$(grep -v '^$' <<<"$2" | cut -c1-300 | awk 'NR > 1 {printf " | "} {printf "%s", $0}')"
+}
+
+# route_to NAME PORT ADDRESS: the Service's EndpointSlice names ADDRESS:PORT
+# alone; wait (at most 15 s) until the webhook calls reach replica NAME (a
+# dry-run Ray worker Pod appears in its log).
+route_to() {
+  local i before
+  endpoint_slice "$2" "$3"
+  for ((i = 0; i < 15; i++)); do
+    before=$(in_log="$1" webhook_log_count 'pod=route-check ')
+    ray_pod route-check rc-route worker | kc -n e2e-plain create --dry-run=server -f - >/dev/null 2>&1
+    in_log="$1" wait_tenths=10 webhook_log_grows 'pod=route-check ' "$before" && return 0
+  done
+  log "the webhook calls did not reach $1 at $3:$2"
+  return 1
+}
+
 # env names that occur twice in one container or init container (empty: none)
 duplicate_env() { jq -r '.items[] | .metadata.name as $p | (.spec.containers + (.spec.initContainers // []))[]
   | .name as $c | [.env[]?.name] | group_by(.) | map(select(length > 1) | .[0])[] | "\($p)/\($c): \(.)"'; }
@@ -544,6 +625,7 @@ jq '{apiVersion: "v1", kind: "List", items: [.items[] | select(.kind == "Service
   | kc apply -f - >"$logs/apply-base.log" 2>&1 || { s1_ok=0; s1_why="apply: $(tail -2 "$logs/apply-base.log")"; }
 kc -n ray-webhook-system create token ray-webhook --duration=2h >"$work/ray-webhook.token" 2>"$logs/token.log" \
   || die "kubectl create token ray-webhook failed"
+sa_volume "$work/serviceaccount" "$work/ray-webhook.token"
 start_ray_webhook
 endpoint_slice "$webhook_port"
 jq '{apiVersion: "v1", kind: "List", items: [.items[] | select(.kind | test("WebhookConfiguration$"))]}' \
@@ -578,39 +660,7 @@ legacy=kuberay-v0.3.0
 if [ -x "$bin/$legacy" ] && install_crds "$legacy" && start_operator "$legacy"; then
   ns=e2e-kuberay-0-3
   ensure_namespace "$ns"
-  kc -n "$ns" apply -f - >"$logs/raycluster-legacy.log" 2>&1 <<'EOF'
-apiVersion: ray.io/v1alpha1
-kind: RayCluster
-metadata:
-  name: rc-legacy
-spec:
-  rayVersion: "1.13.0"
-  headGroupSpec:
-    serviceType: ClusterIP
-    rayStartParams: {dashboard-host: "0.0.0.0", block: "true"}
-    template:
-      spec:
-        containers:
-        - name: ray-head
-          image: rayproject/ray:1.13.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-  workerGroupSpecs:
-  - groupName: small
-    replicas: 2
-    minReplicas: 0
-    maxReplicas: 4
-    rayStartParams: {block: "true"}
-    template:
-      spec:
-        initContainers:
-        - name: init-myservice
-          image: busybox:1.28
-          command: ["sh", "-c", "until nslookup $RAY_IP.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do sleep 2; done"]
-        containers:
-        - name: ray-worker
-          image: rayproject/ray:1.13.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-EOF
+  manifest rc-legacy.yaml | kc -n "$ns" apply -f - >"$logs/raycluster-legacy.log" 2>&1
   wait_until 120 "two stored workers of rc-legacy" count_pods "$ns" rc-legacy worker 2
   workers="$(pods_of "$ns" rc-legacy worker)"
   svc=rc-legacy-head-svc
@@ -647,10 +697,7 @@ EOF
   # deploy/examples/cluster-domain: the same server with CLUSTER_DOMAIN=example.internal;
   # a third worker, created after the restart, gets that domain.
   s3b="3b KubeRay v0.3.0 with deploy/examples/cluster-domain: a new worker's FQ_RAY_IP and --address use its CLUSTER_DOMAIN"
-  kc kustomize "$work/src/deploy/examples/cluster-domain" 2>>"$logs/kustomize-cluster-domain.log" \
-    | kc create --dry-run=client -o json -f - 2>>"$logs/kustomize-cluster-domain.log" \
-    | jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}' \
-    >"$work/rendered-cluster-domain.json"
+  render_example cluster-domain
   base_domain="$cluster_domain"
   stop_pid ray-webhook
   start_ray_webhook "$work/rendered-cluster-domain.json"
@@ -681,40 +728,7 @@ EOF
   # second one would hit the shallow copy of scenario 4.
   s22a="22a KubeRay v0.3.0, sidecar listed first, Ray container second (env ray=true): FQ_RAY_IP, RAY_IP and the FQDN --address on containers[1], nothing added to the sidecar"
   sc=rc-sidecar
-  kc -n "$ns" apply -f - >"$logs/raycluster-sidecar.log" 2>&1 <<'EOF'
-apiVersion: ray.io/v1alpha1
-kind: RayCluster
-metadata:
-  name: rc-sidecar
-spec:
-  rayVersion: "1.13.0"
-  headGroupSpec:
-    serviceType: ClusterIP
-    rayStartParams: {dashboard-host: "0.0.0.0", block: "true"}
-    template:
-      spec:
-        containers:
-        - name: ray-head
-          image: rayproject/ray:1.13.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-  workerGroupSpecs:
-  - groupName: sidecar-first
-    replicas: 1
-    minReplicas: 0
-    maxReplicas: 1
-    rayStartParams: {block: "true"}
-    template:
-      spec:
-        containers:
-        - name: log-shipper
-          image: busybox:1.28
-          command: ["sh", "-c", "sleep 3600"]
-          env: [{name: LOG_DIR, value: /tmp/ray/session_latest/logs}]
-        - name: ray-worker
-          image: rayproject/ray:1.13.0
-          env: [{name: ray, value: "true"}]
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-EOF
+  manifest rc-sidecar.yaml | kc -n "$ns" apply -f - >"$logs/raycluster-sidecar.log" 2>&1
   wait_until 90 "the worker of $sc" count_pods "$ns" "$sc" worker 1
   sc_worker="$(pods_of "$ns" "$sc" worker | jq -c '.items[0] // {}')"
   sc_svc="$sc-head-svc"
@@ -766,34 +780,7 @@ cluster=rc-current
 ns=e2e-kuberay-current
 if [ -n "$current" ] && [ -x "$bin/$current" ] && install_crds "$current" && start_operator "$current"; then
   ensure_namespace "$ns"
-  kc -n "$ns" apply -f - >"$logs/raycluster-current.log" 2>&1 <<EOF
-apiVersion: ray.io/v1
-kind: RayCluster
-metadata:
-  name: $cluster
-spec:
-  rayVersion: "2.52.0"
-  headGroupSpec:
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - name: ray-head
-          image: rayproject/ray:2.52.0
-          resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}
-  workerGroupSpecs:
-  - groupName: workers
-    replicas: 2
-    minReplicas: 0
-    maxReplicas: 4
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - name: ray-worker
-          image: rayproject/ray:2.52.0
-          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}
-EOF
+  manifest rc-current.yaml NAME="$cluster" | kc -n "$ns" apply -f - >"$logs/raycluster-current.log" 2>&1
   wait_until 120 "head and two workers of $cluster" count_pods "$ns" "$cluster" worker 2
   count_pods "$ns" "$cluster" head 1
 
@@ -824,27 +811,8 @@ EOF
   s2b="2b KubeRay $current: the RayCluster of a RayJob and of a RayService: head <cluster>-head, workers unpatched"
   owned=e2e-kuberay-owned
   ensure_namespace "$owned"
-  group='{groupName: workers, replicas: 1, minReplicas: 0, maxReplicas: 2, rayStartParams: {},
-      template: {spec: {containers: [{name: ray-worker, image: "rayproject/ray:2.52.0",
-        resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}}]}}}'
-  head='{rayStartParams: {}, template: {spec: {containers: [{name: ray-head, image: "rayproject/ray:2.52.0",
-        resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}}]}}}'
-  kc -n "$owned" apply -f - >"$logs/rayjob-rayservice.log" 2>&1 <<EOF
-apiVersion: ray.io/v1
-kind: RayJob
-metadata: {name: job-e2e}
-spec:
-  entrypoint: python -c "print(1)"
-  rayClusterSpec: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
----
-apiVersion: ray.io/v1
-kind: RayService
-metadata: {name: service-e2e}
-spec:
-  serveConfigV2: |
-    applications: []
-  rayClusterConfig: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
-EOF
+  { manifest rayjob.yaml; echo ---; manifest rayservice.yaml NAME=service-e2e; } \
+    | kc -n "$owned" apply -f - >"$logs/rayjob-rayservice.log" 2>&1
   owned_clusters() {
     kc -n "$owned" get rayclusters.ray.io -o json | jq -r '.items[] | "\(.metadata.ownerReferences[0].kind) \(.metadata.name)"'
   }
@@ -910,15 +878,7 @@ EOF
   rs=e2e-rayservice-upgraded-with-a-name-of-47-chars
   s22b="22b KubeRay $current: RayService (${#rs} characters) upgrade: each new cluster's head is stored (no 409) under a name other than the old head's, at most 63 characters, never two live heads of one cluster; a forced KubeRay-name collision included"
   ensure_namespace "$up"
-  kc -n "$up" apply -f - >"$logs/rayservice-upgrade.log" 2>&1 <<EOF
-apiVersion: ray.io/v1
-kind: RayService
-metadata: {name: $rs}
-spec:
-  serveConfigV2: |
-    applications: []
-  rayClusterConfig: {rayVersion: "2.52.0", headGroupSpec: $head, workerGroupSpecs: [$group]}
-EOF
+  manifest rayservice.yaml NAME="$rs" | kc -n "$up" apply -f - >"$logs/rayservice-upgrade.log" 2>&1
   rs_pending() { kc -n "$up" get rayservice.ray.io "$rs" -o jsonpath='{.status.pendingServiceStatus.rayClusterName}' 2>/dev/null; }
   head_of() { pods_of "$up" "$1" head | jq -r '[.items[].metadata.name] | join(",")'; }
   kuberay_head() { printf '%s-head' "$(tr 'A-Z' 'a-z' <<<"${1:0:50}")"; }
@@ -976,7 +936,9 @@ EOF
   [ -n "$h2" ] && [ "$h2" != "$h1" ] || why="$why the new head is named as the old one ($h1);"
   [ -n "$h3" ] && [ "$h3" != "$h2" ] || why="$why the forced-collision head is named as $c2's ($h2);"
   [ "$(kuberay_head "$c3")" = "$(kuberay_head "$c2")" ] || why="$why (script) KubeRay's names of $c2 and $c3 differ;"
-  refused_here="$(grep "already exists" "$logs/operator-$current.log" | grep -c -- "$rs" | tr -d ' ')"
+  # (Pods only: under load the operator may also race itself creating a RayCluster,
+  # `rayclusters.ray.io "..." already exists`, which says nothing of head names.)
+  refused_here="$(grep "already exists" "$logs/operator-$current.log" | grep -- "$rs" | grep -c 'pods \\"' | tr -d ' ')"
   [ "$refused_here" = 0 ] || why="$why the operator logged $refused_here 'already exists' errors for $rs's Pods;"
   [ -z "$two_heads" ] || why="$why two live heads of one cluster at a poll:$two_heads"
   [ "$polls" -gt 0 ] || why="$why the heads were never listed;"
@@ -1068,19 +1030,10 @@ EOF
   wait_until 10 "recorder listening" bash -c "ss -Htln 'sport = :$rec_port' | grep -q ."
   endpoint_slice "$rec_port"
   for i in 1 2 3 4 5 6 7 8 9 10; do
-    kc -n "$ns" create --dry-run=server -f - >/dev/null 2>&1 <<EOF
-apiVersion: v1
-kind: Pod
-metadata:
-  generateName: $cluster-workers-worker-
-  labels: {ray.io/node-type: worker, ray.io/cluster: $cluster, ray.io/group: workers}
-spec:
-  containers: [{name: ray-worker, image: "rayproject/ray:2.52.0"}]
-EOF
+    ray_pod "$cluster-workers-worker-" "$cluster" worker | kc -n "$ns" create --dry-run=server -f - >/dev/null 2>&1
     [ -s "$work/requests.jsonl" ] && [ "$(wc -l <"$work/requests.jsonl")" -ge 2 ] && break
     sleep 0.5
   done
-  endpoint_slice "$webhook_port"
   stop_pid recorder
   if [ -s "$work/requests.jsonl" ] && jq -e 'select(.method == "POST" and (.request_uri | test("\\?timeout=[0-9]+s$")))' \
     "$work/requests.jsonl" >/dev/null; then
@@ -1090,10 +1043,234 @@ EOF
   fi
   jq -c . "$work/requests.jsonl" 2>/dev/null | sed 's/^/     /'
   # Back on ray-webhook before the next scenario.
-  wait_until 15 "the webhook routed to ray-webhook again" bash -c "'$bin/kubectl' --kubeconfig '$work/kubeconfig' -n $ns \
-    create --dry-run=server -o name -f - <<<'{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"route-check\",\"labels\":{\"ray.io/node-type\":\"worker\",\"ray.io/cluster\":\"$cluster\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}' >/dev/null && grep -q 'pod=route-check ' '$logs/ray-webhook.log'"
+  route_to ray-webhook "$webhook_port" "$webhook_ip"
+
+  # ---- 11. the second-head lookup against the real API server: what it stores
+  # (Terminating, Failed and Succeeded heads, other clusters, other namespaces)
+  # and how it refuses (401, 403, an unknown CA), under the shipped flags (fail
+  # open), with --head-lookup-failure=deny and with deploy/examples/warn-mode.
+  t11=$SECONDS
+  lk=e2e-lookup
+  ensure_namespace "$lk"
+  ensure_namespace "$lk-other"
+
+  # The heads of 11a to 11d and the neighbours of 11e, stored in one call.
+  {
+    ray_pod rc-term-head rc-term head "$hold"
+    for c in rc-failed rc-succeeded rc-mixed rc-sel-2; do ray_pod "$c-head" "$c" head; done
+    ray_pod rc-sel-workers-worker-1 rc-sel worker
+    ray_pod rc-sel-head rc-sel head ".metadata.namespace = \"$lk-other\""
+  } | pod_list | jq --arg n "$lk" '.items[].metadata.namespace //= $n' | kc create -f - -o name >"$logs/lookup-setup.log" 2>&1
+  # 11a to 11c: while rc-term-head, rc-failed-head and rc-succeeded-head live, a
+  # second head of each cluster is refused; then rc-term-head is deleted (a Pod
+  # with no node is deleted at once, k8s.io/kubernetes
+  # pkg/registry/core/pod/strategy.go CheckGracefulDelete: grace 0 when
+  # spec.nodeName is empty; its finalizer keeps it stored with a
+  # deletionTimestamp, k8s.io/apiserver pkg/registry/generic/registry/store.go
+  # Delete) and the other two get their phase through pods/status: the same
+  # second heads are admitted.
+  second_heads() {
+    for c in rc-term rc-failed rc-succeeded; do ray_pod "$c-head-v2" "$c" head "$v2"; done | pod_list \
+      | kc -n "$lk" create --dry-run=server -f - 2>&1
+  }
+  before="$(second_heads)"
+  kc -n "$lk" delete pod rc-term-head --wait=false >/dev/null 2>>"$logs/lookup-setup.log"
+  set_phase "$lk" rc-failed-head Failed
+  set_phase "$lk" rc-succeeded-head Succeeded
+  states="$(kc -n "$lk" get pods rc-term-head rc-failed-head rc-succeeded-head -o json \
+    | jq -r '.items[] | "\(.metadata.name)=\(.status.phase)/\(.metadata.deletionTimestamp // "")"')"
+  after="$(second_heads)"
+  renamed="$(ray_pod rc-term-head- rc-term head | kc -n "$lk" create -f - 2>&1)"
+  release "$lk" rc-term-head
+  wait_until 10 "rc-term-head gone once its finalizer is removed" gone "$lk" rc-term-head
+  for c in rc-term rc-failed rc-succeeded; do
+    case $c in
+      rc-term) s11="11a a Terminating head (finalizer, deleted: deletionTimestamp set, still stored) is not a live head: another head of its cluster is admitted by the lookup; its deterministic name stays taken (409 AlreadyExists)"
+        want="rc-term-head=Pending/?*" ;;
+      rc-failed) s11="11b a head whose status.phase is Failed (kubectl patch --subresource=status) is not a live head: another head of its cluster is admitted by the lookup"
+        want="rc-failed-head=Failed/" ;;
+      *) s11="11c a head whose status.phase is Succeeded (kubectl patch --subresource=status) is not a live head: another head of its cluster is admitted by the lookup"
+        want="rc-succeeded-head=Succeeded/" ;;
+    esac
+    state="$(grep "^$c-head=" <<<"$states")"
+    # (want is a pattern)
+    if refused_for "$before" "$c-head" && [[ "$state" == $want ]] && grep -qx "pod/$c-head-v2 created (server dry run)" <<<"$after" \
+      && ! grep -q 'could not check' <<<"$after" \
+      && { [ "$c" != rc-term ] || { grep -q 'AlreadyExists' <<<"$renamed" && gone "$lk" rc-term-head; }; }; then
+      pass "$s11"
+    else
+      fail "$s11" "state: ${state:-not stored} | while it lived: $(grep -- "\"$c\"\|/$c-" <<<"$before") | after: $(grep -- "\"$c\"\|/$c-" <<<"$after")$([ "$c" != rc-term ] || echo " | <cluster>-head again: $renamed")"
+    fi
+  done
+  show "heads $(paste -sd ' ' <<<"$states"); kubectl" "$after"
+  show "rc-term-head again by generateName, kubectl" "$renamed"
+
+  s11d="11d a cluster with a Failed, a Terminating and a Running head: a new head is refused (409) naming the Running one and its phase, none of the others"
+  set_phase "$lk" rc-mixed-head Failed
+  old="$(ray_pod rc-mixed-head-old rc-mixed head "$v2 | $hold" | kc -n "$lk" create -f - 2>&1)"
+  kc -n "$lk" delete pod rc-mixed-head-old --wait=false >/dev/null 2>>"$logs/lookup-setup.log"
+  run="$(exempt_head "$lk" rc-mixed-head-run rc-mixed)"
+  set_phase "$lk" rc-mixed-head-run Running
+  states="$(kc -n "$lk" get pods -l ray.io/cluster=rc-mixed -o json \
+    | jq -r '[.items[] | "\(.metadata.name)=\(.status.phase)\(if .metadata.deletionTimestamp then "/Terminating" else "" end)"] | join(" ")')"
+  out="$(exempt_head "$lk" rc-mixed-head-new rc-mixed --dry-run=server)"
+  release "$lk" rc-mixed-head-old
+  if grep -q created <<<"$old" && grep -q created <<<"$run" \
+    && [ "$states" = "rc-mixed-head=Failed rc-mixed-head-old=Pending/Terminating rc-mixed-head-run=Running" ] \
+    && refused_for "$out" rc-mixed-head-run && grep -q '(phase Running)' <<<"$out" \
+    && ! grep -q 'rc-mixed-head"\|rc-mixed-head-old' <<<"$out"; then
+    pass "$s11d"
+  else
+    fail "$s11d" "heads: $states | second head: $old | third: $run | fourth: $out"
+  fi
+  show "heads $states; kubectl" "$out"
+
+  s11e="11e the lookup's selector and namespace: a worker of rc-sel, the head of rc-sel-2 and a head of rc-sel in another namespace are not rc-sel's heads: its first head is admitted with no warning, a second one is then refused naming it"
+  others="$(kc get pods -A -l 'ray.io/cluster in (rc-sel, rc-sel-2)' -o json | jq -r '[.items[] | "\(.metadata.namespace)/\(.metadata.name)"] | sort | join(" ")')"
+  first="$(ray_pod rc-sel-head rc-sel head | kc -n "$lk" create -f - 2>&1)"
+  second="$(exempt_head "$lk" rc-sel-head-v2 rc-sel --dry-run=server)"
+  if [ "$others" = "$lk-other/rc-sel-head $lk/rc-sel-2-head $lk/rc-sel-workers-worker-1" ] && [ "$first" = "pod/rc-sel-head created" ] \
+    && refused_for "$second" rc-sel-head; then
+    pass "$s11e"
+  else
+    fail "$s11e" "stored beside it: $others | first head: $first | second: $second"
+  fi
+
+  # The audit log (tests/e2e/manifests/audit-policy.yaml) holds one event for
+  # every list of Pods by deploy/'s ServiceAccount.
+  s11f="11f kube-apiserver's audit log: each lookup so far was one list of Pods in the Pod's namespace by deploy/'s ServiceAccount, query labelSelector=ray.io/cluster=C,ray.io/node-type=head and nothing else, allowed by deploy/'s ClusterRoleBinding, answered 200; as many as ray-webhook logged head_lookup=yes"
+  sa_user=system:serviceaccount:ray-webhook-system:ray-webhook
+  audit_of() { jq -c --arg u "$1" 'select(.user.username == $u and .verb == "list" and .objectRef.resource == "pods")' "$logs/audit.log"; }
+  lookups_logged() { cat "$logs"/ray-webhook*.log | grep -c 'head_lookup=yes'; }
+  same_count() { [ "$(audit_of "$sa_user" | wc -l)" = "$(lookups_logged)" ]; }
+  wait_until 5 "as many audit events as lookups logged" same_count
+  n_audit=$(audit_of "$sa_user" | wc -l)
+  # Anything else: another path or query, another namespace, not 200, not
+  # allowed by deploy/'s ClusterRoleBinding.
+  odd="$(audit_of "$sa_user" | jq -r '((.requestURI | capture("^/api/v1/namespaces/(?<n>[a-z0-9-]+)/pods[?]labelSelector=ray[.]io%2Fcluster%3D[a-z0-9.-]+%2Cray[.]io%2Fnode-type%3Dhead$")) // {n: null}) as $m
+    | select($m.n != .objectRef.namespace or .responseStatus.code != 200 or .userAgent != "ray-webhook"
+      or (.annotations["authorization.k8s.io/reason"] // "" | startswith("RBAC: allowed by ClusterRoleBinding \"ray-webhook\" of ClusterRole \"ray-webhook\"") | not))
+    | "\(.requestURI) \(.responseStatus.code)"')"
+  sel_uri="/api/v1/namespaces/$lk/pods?labelSelector=ray.io%2Fcluster%3Drc-sel%2Cray.io%2Fnode-type%3Dhead"
+  if same_count && [ "$n_audit" -gt 0 ] && [ -z "$odd" ] && audit_of "$sa_user" | jq -e --arg u "$sel_uri" 'select(.requestURI == $u)' >/dev/null; then
+    pass "$s11f"
+  else
+    fail "$s11f" "audit events $n_audit, lookups logged $(lookups_logged); other shapes: $(head -3 <<<"$odd" | paste -sd ' ' -)"
+  fi
+  printf '     %s lookups; e.g. %s\n' "$n_audit" "$(audit_of "$sa_user" | jq -r --arg u "$sel_uri" 'select(.requestURI == $u) | "\(.verb) \(.requestURI) by \(.user.username) (\(.userAgent)): \(.responseStatus.code)"' | head -1)"
+
+  # What a refused lookup looks like to the kubectl user: the second head of
+  # rc-current (its live head rc-current-head) as a server dry run, with the
+  # token and CA of ray-webhook's ServiceAccount volume changed under it, as
+  # the kubelet changes them (no restart).
+  second_head() { exempt_head "$ns" "$cluster-head-v2" "$cluster" --dry-run=server; }
+  printf 'e2e-not-a-token-%s' "$RANDOM" >"$work/garbage.token"
+  : >"$work/empty.token"
+  kc -n ray-webhook-system create serviceaccount e2e-no-rbac >/dev/null 2>>"$logs/token.log"
+  kc -n ray-webhook-system create token e2e-no-rbac --duration=1h >"$work/no-rbac.token" 2>>"$logs/token.log"
+  rw_pid="${pids[ray-webhook]}"
+  # ray-webhook's own log line for the last failed lookup (the warning kubectl
+  # shows is cut at 120 characters).
+  lookup_error() { wait_tenths=10 webhook_log_grows 'head lookup failed' "$failures_before"; grep 'head lookup failed' "$logs/ray-webhook.log" | tail -1 | grep -o 'error=.*'; }
+  # refused_lookup ID TOKEN CA WARNING REASON AUDIT_USER TEXT: ray-webhook's
+  # volume gets TOKEN and CA; the second head is admitted (the shipped flags
+  # fail open), kubectl shows the WARNING (a pattern), ray-webhook's log line the
+  # REASON, the audit log a refused list by AUDIT_USER (-: no event at all).
+  refused_lookup() {
+    local s="$1 $7" user="$6" out err e0 e1
+    sa_volume "$work/serviceaccount" "$2" "$3"
+    e0=$(wc -l <"$logs/audit.log")
+    failures_before=$(webhook_log_count 'head lookup failed')
+    out="$(second_head)"
+    err="$(lookup_error)"
+    e1=$(wc -l <"$logs/audit.log")
+    if grep -q '(server dry run)' <<<"$out" && grep -q "^Warning: could not check RayCluster \"$cluster\" for another head Pod: $4" <<<"$out" \
+      && grep -q -- "$5" <<<"$err" && if [ "$user" = - ]; then [ "$e1" = "$e0" ]; else tail -n "+$((e0 + 1))" "$logs/audit.log" \
+        | jq -e --arg u "$user" --arg n "$ns" 'select(.user.username == $u and .objectRef.namespace == $n and .responseStatus.code == 403)' >/dev/null; fi; then
+      pass "$s"
+    else
+      fail "$s" "kubectl: $out | ray-webhook: $err | audit events $e0 -> $e1"
+    fi
+    show kubectl "$out"
+    show "ray-webhook log" "$err"
+  }
+  refused_lookup 11g "$work/garbage.token" "$pki/ca.crt" "the Kubernetes API answered 401: Unauthorized" "answered 401: Unauthorized" - \
+    "a token kube-apiserver rejects (401), shipped flags (--head-lookup-failure=allow): the second head is admitted; kubectl shows ray-webhook's warning with the 401"
+  refused_lookup 11h "$work/no-rbac.token" "$pki/ca.crt" "the Kubernetes API answered 403: pods is forbidden" \
+    'User \\"system:serviceaccount:ray-webhook-system:e2e-no-rbac\\" cannot list' system:serviceaccount:ray-webhook-system:e2e-no-rbac \
+    "the token of a ServiceAccount without deploy/'s RBAC (403), shipped flags: the second head is admitted; kubectl shows the warning with the 403, ray-webhook's log kube-apiserver's reason naming that ServiceAccount, the audit log the refused list"
+  refused_lookup 11i "$work/empty.token" "$pki/ca.crt" "the Kubernetes API answered 403: pods is forbidden" 'User \\"system:anonymous\\" cannot list' system:anonymous \
+    "an empty token file: kube-apiserver takes the lookup as system:anonymous and refuses it (403; the mock answers 401); the second head is admitted with that warning"
+  refused_lookup 11j "$work/ray-webhook.token" "$webhook_certs/ca.crt" "no answer from the Kubernetes API at https://127.0.0.1" "TLS verification failed" - \
+    "deploy/'s token with a CA that did not sign kube-apiserver's certificate: the TLS handshake fails, no request reaches kube-apiserver, the second head is admitted with a warning"
+
+  s11k="11k deploy/'s token and the right CA swapped back in (the kubelet's ..data swap): the next lookup works again, the second head is refused (409), and so are 4 sent at once; ray-webhook not restarted"
+  sa_volume "$work/serviceaccount" "$work/ray-webhook.token"
+  out="$(second_head)"
+  conc=()
+  for i in 1 2 3 4; do second_head >"$work/concurrent-$i.out" & conc+=($!); done
+  wait "${conc[@]}"
+  at_once=0
+  for i in 1 2 3 4; do refused_for "$(cat "$work/concurrent-$i.out")" "$cluster-head" && at_once=$((at_once + 1)); done
+  if refused_for "$out" "$cluster-head" && [ "$at_once" = 4 ] && [ "${pids[ray-webhook]}" = "$rw_pid" ] && kill -0 "$rw_pid" 2>/dev/null; then
+    pass "$s11k"
+  else
+    fail "$s11k" "$out | refused of 4 at once: $at_once; $(cat "$work"/concurrent-*.out | grep -v 'already has a live head' | head -2)"
+  fi
+
+  # Two more replicas on the second address, each with other ports and flags;
+  # the EndpointSlice names one at a time.
+  deny_port=$(free_port) && warn_port=$(free_port) || die "no free port"
+  sa_volume "$work/serviceaccount-deny" "$work/garbage.token"
+  rw_name=ray-webhook-deny rw_ip="$webhook_ip2" rw_port=$deny_port rw_probe=$(free_port) rw_sa="$work/serviceaccount-deny" \
+    rw_args="--head-lookup-failure=deny" start_ray_webhook
+  render_example warn-mode
+  # Its lookup dials kube-apiserver at 127.0.0.1 written as an IPv4-mapped
+  # IPv6 address (an IPv6 socket; the serving certificate names it).
+  rw_name=ray-webhook-warn rw_ip="$webhook_ip2" rw_port=$warn_port rw_probe=$(free_port) \
+    rw_api="https://[::ffff:7f00:1]:$apiserver_port" start_ray_webhook "$work/rendered-warn-mode.json"
+
+  s11l="11l --head-lookup-failure=deny: with a rejected token (401) the second head, and with a token without RBAC (403) even a cluster's first head, is refused with 503 and the reason; with deploy/'s token the first head is admitted and the second refused (409)"
+  if route_to ray-webhook-deny "$deny_port" "$webhook_ip2"; then
+    d401="$(second_head)"
+    sa_volume "$work/serviceaccount-deny" "$work/no-rbac.token"
+    d403="$(ray_pod rc-deny-head rc-deny head | kc -n "$lk" create --dry-run=server -f - 2>&1)"
+    sa_volume "$work/serviceaccount-deny" "$work/ray-webhook.token"
+    dfirst="$(ray_pod rc-deny-head rc-deny head | kc -n "$lk" create --dry-run=server -f - 2>&1)"
+    dsecond="$(second_head)"
+  else
+    d401="not routed to ray-webhook-deny"
+  fi
+  deny_msg='admission webhook "validate.pods.ray-webhook.io" denied the request: could not check RayCluster'
+  if grep -q "$deny_msg \"$cluster\" .*answered 401: Unauthorized. Denied because the webhook runs with --head-lookup-failure=deny" <<<"$d401" \
+    && grep -q "$deny_msg \"rc-deny\" .*answered 403: pods is forbidden" <<<"$d403" \
+    && [ "$dfirst" = "pod/rc-deny-head created (server dry run)" ] && refused_for "$dsecond" "$cluster-head"; then
+    pass "$s11l"
+  else
+    fail "$s11l" "401: $d401 | 403: ${d403:-} | first head: ${dfirst:-} | second: ${dsecond:-}"
+  fi
+  show "kubectl (401)" "$d401"
+  show "kubectl (403, a first head)" "${d403:-}"
+
+  s11m="11m deploy/examples/warn-mode, its lookup reaching kube-apiserver at https://[::ffff:7f00:1]: a second head with another fixed name is admitted with both rules' warnings, the lookup's naming the live head"
+  if route_to ray-webhook-warn "$warn_port" "$webhook_ip2"; then
+    wout="$(ray_pod "$cluster-head-warn" "$cluster" head | kc -n "$ns" create --dry-run=server -f - 2>&1)"
+  else
+    wout="not routed to ray-webhook-warn"
+  fi
+  if grep -q '(server dry run)' <<<"$wout" && grep -q '^Warning: head-name (warn mode)' <<<"$wout" \
+    && grep -q "^Warning: second-head (warn mode): .*live head Pod \"$cluster-head\"" <<<"$wout"; then
+    pass "$s11m"
+  else
+    fail "$s11m" "$wout"
+  fi
+  show kubectl "$wout"
+  route_to ray-webhook "$webhook_port" "$webhook_ip" || die "the webhook calls do not reach ray-webhook again"
+  # They drain (5 s) while the next checks run; reaped after check 10.
+  kill -TERM "${pids[ray-webhook-deny]}" "${pids[ray-webhook-warn]}" 2>/dev/null
+  log "checks 11a to 11m took $((SECONDS - t11)) s"
 else
-  for s in "2 KubeRay current release" "5 second head" "6 dry run and warnings" "8 recorded request"; do
+  for s in "2 KubeRay current release" "5 second head" "6 dry run and warnings" "8 recorded request" "11 the lookup on kube-apiserver"; do
     fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
   done
 fi
@@ -1175,8 +1352,32 @@ fi
 printf '     %s in %s s; both replicas now present the new certificate: %s\n' "$r10" \
   "$(jq -r .seconds "$work/load-rotate.json" 2>/dev/null)" "$([ "$fa" = "$want" ] && [ "$fb" = "$want" ] && echo yes || echo no)"
 stop_pid ray-webhook-b
-endpoint_slice "$webhook_port"
 webhook_certs_ca="$rot/ca.crt"
+stop_pid ray-webhook-deny
+stop_pid ray-webhook-warn
+
+# ---- 11n. the lookup among the thousands of Pods of checks 9 and 10
+load_heads="$load_ns/pods?labelSelector=ray.io%2Fcluster%3Drc-load%2Cray.io%2Fnode-type%3Dhead"
+n_load="$(kc get --raw "/api/v1/namespaces/$load_ns/pods?limit=1" | jq '(.metadata.remainingItemCount // 0) + (.items | length)')"
+s11n="11n the lookup in a namespace of $n_load Pods (checks 9 and 10's workers of rc-load): rc-load's first head is admitted with no warning, a second one refused naming it"
+if route_to ray-webhook "$webhook_port" "$webhook_ip"; then
+  first="$(ray_pod rc-load-head rc-load head | kc -n "$load_ns" create -f - 2>&1)"
+  second="$(exempt_head "$load_ns" rc-load-head-v2 rc-load --dry-run=server)"
+else
+  first="not routed to ray-webhook"
+fi
+if [ "$n_load" -ge 1000 ] && [ "$first" = "pod/rc-load-head created" ] && refused_for "${second:-}" rc-load-head; then
+  pass "$s11n"
+else
+  fail "$s11n" "first head: $first | second: ${second:-}"
+fi
+# How long kube-apiserver took for one audited request (ResponseComplete - received), in ms.
+audit_ms='def t: capture("^(?<s>[^.]+)(?<f>[.][0-9]+)?Z$") | ((.s + "Z") | fromdate) + ((.f // "0") | tonumber);
+  ((.stageTimestamp | t) - (.requestReceivedTimestamp | t)) * 10000 | round / 10'
+webhook_log_grows "path=/validate .* pod=rc-load-head " 0
+printf '     the first head'"'"'s review took %s us; kube-apiserver answered its list in %s ms\n' \
+  "$(grep "path=/validate .* pod=rc-load-head " "$logs/ray-webhook.log" | grep -o ' us=[0-9]*' | cut -c5- | head -1)" \
+  "$(jq -r --arg u "/api/v1/namespaces/$load_heads" "select(.requestURI == \$u) | $audit_ms" "$logs/audit.log" | head -1)"
 
 # ---- 7. ray-webhook stopped
 s7="7 ray-webhook stopped: a Ray Pod is refused (failurePolicy Fail); a non-Ray Pod and a Ray Pod in kube-system are created"
