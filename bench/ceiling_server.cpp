@@ -17,7 +17,6 @@
 // Stops on SIGTERM or SIGINT.
 #include <httplib.h>
 #include <openssl/ssl.h>
-
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -32,9 +31,8 @@
 
 namespace {
 
-constexpr char kDefaultBody[] =
-    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":)"
-    R"({"uid":"00000000-0000-0000-0000-000000000000","allowed":true}})";
+constexpr char kDefaultBody[] = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":)"
+                                R"({"uid":"00000000-0000-0000-0000-000000000000","allowed":true}})";
 
 // cpp-httplib 0.11 keeps the listening socket protected; reach it to raise the backlog.
 class CeilingServer : public httplib::SSLServer {
@@ -64,13 +62,20 @@ int main(int argc, char** argv) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) Usage(("missing value for " + flag).c_str());
     const char* value = argv[++i];
-    if (flag == "--bind") bind = value;
-    else if (flag == "--port") port = std::atoi(value);
-    else if (flag == "--threads") threads = std::atoi(value);
-    else if (flag == "--tls-cert") cert = value;
-    else if (flag == "--tls-key") key = value;
-    else if (flag == "--body") body_file = value;
-    else Usage(("unknown flag " + flag).c_str());
+    if (flag == "--bind")
+      bind = value;
+    else if (flag == "--port")
+      port = std::atoi(value);
+    else if (flag == "--threads")
+      threads = std::atoi(value);
+    else if (flag == "--tls-cert")
+      cert = value;
+    else if (flag == "--tls-key")
+      key = value;
+    else if (flag == "--body")
+      body_file = value;
+    else
+      Usage(("unknown flag " + flag).c_str());
   }
   if (cert.empty() || key.empty()) Usage("--tls-cert and --tls-key are required");
   if (port <= 0 || port > 65535 || threads <= 0) Usage("bad --port or --threads");
@@ -103,9 +108,8 @@ int main(int argc, char** argv) {
   server.set_keep_alive_max_count(100000);
   server.set_payload_max_length(7 * 1024 * 1024);
   server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-  server.Post("/mutate", [&body](const httplib::Request&, httplib::Response& res) {
-    res.set_content(body, "application/json");
-  });
+  server.Post("/mutate",
+              [&body](const httplib::Request&, httplib::Response& res) { res.set_content(body, "application/json"); });
 
   if (!server.bind_to_port(bind, port)) {
     std::fprintf(stderr, "ceiling_server: cannot listen on %s:%d\n", bind.c_str(), port);

@@ -44,9 +44,9 @@
 
 namespace {
 
-using ray_webhook::PolicyConfig;
 using ray_webhook::Endpoint;
 using ray_webhook::HandleReview;
+using ray_webhook::PolicyConfig;
 using ray_webhook::ReviewDecoder;
 using ray_webhook::ReviewOutcome;
 
@@ -135,9 +135,8 @@ bool Describe(const std::vector<Input>& inputs) {
       ReviewOutcome out = HandleReview(in.body, e, config, decoder, {}, Padding(in.body));
       std::fprintf(stderr, "input %-17s %7zu bytes %-8s -> %d %-5s patch_ops=%zu warnings=%zu answer=%zu bytes%s%s\n",
                    in.name.c_str(), in.body.size(), EndpointName(e), out.http_status,
-                   out.decision.allowed ? "allow" : "deny", out.decision.patch.size(),
-                   out.decision.warnings.size(), out.body.size(), out.error.empty() ? "" : " error: ",
-                   out.error.c_str());
+                   out.decision.allowed ? "allow" : "deny", out.decision.patch.size(), out.decision.warnings.size(),
+                   out.body.size(), out.error.empty() ? "" : " error: ", out.error.c_str());
       if (out.http_status != 200) ok = false;
     }
   }

@@ -13,14 +13,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
-#include "support/base64_decode.h"
 #include "ray_webhook/core/review_handler.h"
 #include "ray_webhook/logging/review_log_line.h"
+#include "support/base64_decode.h"
 
 namespace {
 
@@ -31,7 +30,6 @@ void Require(bool ok) {
   if (!ok) std::abort();
 }
 
-
 // Deepest bracket nesting outside strings.
 std::size_t NestingDepth(std::string_view body) {
   std::size_t depth = 0, deepest = 0;
@@ -39,8 +37,10 @@ std::size_t NestingDepth(std::string_view body) {
   for (std::size_t i = 0; i < body.size(); ++i) {
     const char c = body[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -115,8 +115,8 @@ void CheckLogLine(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
       Require(next < 0x80 || next > 0x9F);  // no C1 control
     }
   }
-  constexpr std::string_view kKeys[] = {"path",     "uid",       "namespace", "pod",         "cluster", "decision",
-                                        "rule",     "patch_ops", "warnings",  "head_lookup", "us"};
+  constexpr std::string_view kKeys[] = {"path", "uid",       "namespace", "pod",         "cluster", "decision",
+                                        "rule", "patch_ops", "warnings",  "head_lookup", "us"};
   Require(line.starts_with("review "));
   std::size_t pos = 7;
   for (std::size_t k = 0; k < std::size(kKeys); ++k) {

@@ -8,7 +8,8 @@
 // no head Pods, and the review's log line built as at info level, the default.
 // Built only when RAY_WEBHOOK_PGO=generate, so running it writes the core's
 // profile; scripts/build-with-profile.sh feeds it the review fixtures, which
-// are the Pod shapes of every KubeRay release the project knows, valid or not. Exits 1 when a FILE cannot be read or none is given.
+// are the Pod shapes of every KubeRay release the project knows, valid or not. Exits 1 when a FILE cannot be read or
+// none is given.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

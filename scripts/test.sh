@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds ray-webhook and runs every test:
-#  1. the normal build, and all of CTest: unit, integration, replay against the
-#     real HTTPS server, server stress tests, schema and manifest tests;
+#  1. the normal build, the C++ formatting check (scripts/check-format.sh), and
+#     all of CTest: unit, integration, replay against the real HTTPS server,
+#     server stress tests, schema, manifest and layering tests;
 #  2. a build with AddressSanitizer and UBSan, and the unit, integration and
 #     replay tests under it, and the server's shutdown and edge cases;
 #  3. the libFuzzer targets for 60 seconds (FUZZ_SECONDS to change);
@@ -23,6 +24,8 @@ ctest_in() {
 }
 
 bash scripts/build.sh --test
+bash scripts/check-format.sh
+total=$((total + 1))
 ctest_in build
 if [ "${1:-}" != "--quick" ]; then
   echo "== unit, integration and replay tests under AddressSanitizer and UBSan"

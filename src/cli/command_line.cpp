@@ -135,8 +135,8 @@ const ServeFlag kServeFlags[] = {
      None},
     {"--cert-reload-interval", "D", kServeSection, "how often the certificate files are checked for new bytes",
      [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--cert-reload-interval", v, milliseconds(1), std::chrono::minutes(10), "5s or 500ms, at most 10m",
-                           &Server(s).tls.reload_interval);
+       return DurationFlag("--cert-reload-interval", v, milliseconds(1), std::chrono::minutes(10),
+                           "5s or 500ms, at most 10m", &Server(s).tls.reload_interval);
      },
      [](const ServeSettings& s) { return ShowDuration(Server(s).tls.reload_interval); }},
     {"--client-ca", "FILE", kServeSection, "require client certificates signed by this CA (API server authentication)",
@@ -152,8 +152,7 @@ const ServeFlag kServeFlags[] = {
        return Status::Ok();
      },
      [](const ServeSettings& s) { return std::string(Server(s).tls.min_version == 13 ? "1.3" : "1.2"); }},
-    {"--cluster-domain", "DOMAIN", kServeSection,
-     "cluster DNS domain for FQ_RAY_IP; must match the KubeRay operator's",
+    {"--cluster-domain", "DOMAIN", kServeSection, "cluster DNS domain for FQ_RAY_IP; must match the KubeRay operator's",
      [](ServeSettings& s, std::string_view v) {
        s.cluster_domain = std::string(v);
        return Status::Ok();
@@ -176,18 +175,18 @@ const ServeFlag kServeFlags[] = {
      [](const ServeSettings& s) { return ShowDuration(Server(s).idle_timeout); }},
     {"--request-timeout", "D", kServeSection, "deadline to read and answer one request; slower clients are cut off",
      [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--request-timeout", v, milliseconds(1), std::chrono::minutes(10), "5s or 500ms, at most 10m",
-                           &Server(s).request_timeout);
+       return DurationFlag("--request-timeout", v, milliseconds(1), std::chrono::minutes(10),
+                           "5s or 500ms, at most 10m", &Server(s).request_timeout);
      },
      [](const ServeSettings& s) { return ShowDuration(Server(s).request_timeout); }},
     {"--busy-poll", "D", kServeSection,
      "after a short wait, poll this long for the next request before sleeping; 0 turns it off",
      [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--busy-poll", v, microseconds(0), milliseconds(1), "50us or 0, at most 1ms", &Server(s).busy_poll);
+       return DurationFlag("--busy-poll", v, microseconds(0), milliseconds(1), "50us or 0, at most 1ms",
+                           &Server(s).busy_poll);
      },
      [](const ServeSettings& s) { return ShowDuration(Server(s).busy_poll); }},
-    {"--drain-delay", "D", kServeSection,
-     "after SIGTERM, /readyz is 503 and new connections are still accepted for D",
+    {"--drain-delay", "D", kServeSection, "after SIGTERM, /readyz is 503 and new connections are still accepted for D",
      [](ServeSettings& s, std::string_view v) {
        return DurationFlag("--drain-delay", v, milliseconds(0), std::chrono::minutes(10), "5s or 500ms, at most 10m",
                            &Server(s).drain_delay);
@@ -271,8 +270,8 @@ const ServeFlag kServeFlags[] = {
      [](const ServeSettings&) { return std::string("the service account's"); }},
     {"--kube-api-timeout", "D", kHeadSection, "lookup timeout",
      [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--kube-api-timeout", v, milliseconds(1), std::chrono::seconds(60), "2s or 500ms, at most 60s",
-                           &Server(s).kube_api.timeout);
+       return DurationFlag("--kube-api-timeout", v, milliseconds(1), std::chrono::seconds(60),
+                           "2s or 500ms, at most 60s", &Server(s).kube_api.timeout);
      },
      [](const ServeSettings& s) { return ShowDuration(Server(s).kube_api.timeout); }},
 

@@ -31,8 +31,8 @@ enum class CommandKind { kServe, kReview, kHelp, kVersion };
 
 struct Command {
   CommandKind kind = CommandKind::kHelp;
-  ServerConfig config;             // serve; review reads config.policy alone
-  std::string log_level = "info";  // serve
+  ServerConfig config;                    // serve; review reads config.policy alone
+  std::string log_level = "info";         // serve
   Endpoint endpoint = Endpoint::kMutate;  // review
   std::string input = "-";                // review: a file, or "-" for stdin
 };

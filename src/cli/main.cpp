@@ -1,6 +1,7 @@
 // ray-webhook: entry point. Parses the command line, then either reviews one
 // file offline or runs the HTTPS server until SIGTERM or SIGINT.
 #include <malloc.h>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -9,15 +10,14 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <pthread.h>
 #include <sstream>
 #include <thread>
 
-#include "ray_webhook/logging/batched_log_sink.h"
 #include "command_line.h"
-#include "ray_webhook/logging/log_line_formatter.h"
 #include "ray_webhook/core/review_handler.h"
 #include "ray_webhook/edge/webhook_server.h"
+#include "ray_webhook/logging/batched_log_sink.h"
+#include "ray_webhook/logging/log_line_formatter.h"
 
 namespace {
 
@@ -72,7 +72,6 @@ int RunServe(const ServerConfig& config, const std::string& log_level) {
   // Lines read "2026-11-30T18:05:47.123456Z info message" (UTC).
   spdlog::set_formatter(std::make_unique<LogLineFormatter>());
 
-
   WebhookServer server(config);
   if (Status bound = server.Bind(); !bound.ok()) {
     spdlog::critical("{}", bound.message());
@@ -90,8 +89,8 @@ int RunServe(const ServerConfig& config, const std::string& log_level) {
   });
   spdlog::info("serving on https://{}:{} cluster_domain={} probes={}", config.bind_address, config.port,
                config.policy.cluster_domain,
-               config.probe_port == 0 ? std::string("off") : "http://" + config.bind_address + ":" +
-                                                                std::to_string(config.probe_port));
+               config.probe_port == 0 ? std::string("off")
+                                      : "http://" + config.bind_address + ":" + std::to_string(config.probe_port));
   const bool ok = server.Serve();
   stopper.join();
   spdlog::info("stopped");
@@ -113,10 +112,16 @@ int main(int argc, char** argv) {
   }
   const Command& cmd = *parsed;
   switch (cmd.kind) {
-    case CommandKind::kHelp: std::cout << UsageText(); return 0;
-    case CommandKind::kVersion: std::cout << "ray-webhook " << RAY_WEBHOOK_VERSION << "\n"; return 0;
-    case CommandKind::kReview: return RunReview(cmd);
-    case CommandKind::kServe: return RunServe(cmd.config, cmd.log_level);
+    case CommandKind::kHelp:
+      std::cout << UsageText();
+      return 0;
+    case CommandKind::kVersion:
+      std::cout << "ray-webhook " << RAY_WEBHOOK_VERSION << "\n";
+      return 0;
+    case CommandKind::kReview:
+      return RunReview(cmd);
+    case CommandKind::kServe:
+      return RunServe(cmd.config, cmd.log_level);
   }
   return 2;
 }

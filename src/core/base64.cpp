@@ -39,10 +39,10 @@ __attribute__((target("avx2"))) std::size_t EncodeBlocksAvx2(const unsigned char
     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 12));
     const __m256i in = _mm256_shuffle_epi8(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1), shuffle);
     // Fields 0 and 2 (masked, then shifted down by a high multiply) and 1 and 3 (shifted up by a low one).
-    const __m256i f02 = _mm256_mulhi_epu16(_mm256_and_si256(in, _mm256_set1_epi32(0x0fc0fc00)),
-                                           _mm256_set1_epi32(0x04000040));
-    const __m256i f13 = _mm256_mullo_epi16(_mm256_and_si256(in, _mm256_set1_epi32(0x003f03f0)),
-                                           _mm256_set1_epi32(0x01000010));
+    const __m256i f02 =
+        _mm256_mulhi_epu16(_mm256_and_si256(in, _mm256_set1_epi32(0x0fc0fc00)), _mm256_set1_epi32(0x04000040));
+    const __m256i f13 =
+        _mm256_mullo_epi16(_mm256_and_si256(in, _mm256_set1_epi32(0x003f03f0)), _mm256_set1_epi32(0x01000010));
     const __m256i fields = _mm256_or_si256(f02, f13);
     __m256i range = _mm256_subs_epu8(fields, _mm256_set1_epi8(51));
     const __m256i below_26 = _mm256_cmpgt_epi8(_mm256_set1_epi8(26), fields);
@@ -84,8 +84,7 @@ void EncodeGroups(const unsigned char* src, std::size_t n, char* dst) {
   const std::size_t rest = n - i;
   if (rest > 0) {
     const unsigned v = (unsigned{src[i]} << 16) | (rest == 2 ? unsigned{src[i + 1]} << 8 : 0);
-    const char group[4] = {alphabet[v >> 18], alphabet[(v >> 12) & 63], rest == 2 ? alphabet[(v >> 6) & 63] : '=',
-                           '='};
+    const char group[4] = {alphabet[v >> 18], alphabet[(v >> 12) & 63], rest == 2 ? alphabet[(v >> 6) & 63] : '=', '='};
     std::memcpy(dst, group, 4);
   }
 }

@@ -24,8 +24,8 @@ void WarnIn(const std::vector<Container>& list, std::vector<std::string>& warnin
       const auto count = run_end - it;
       if (count > 1) {
         if (warnings.size() == kMaxWarnings) return;
-        warnings.push_back(AdmissionWarning("container " + Quote(c.name, 40) + " sets env " + Quote(*it, 40) +
-                                            " " + std::to_string(count) + " times; the last one wins"));
+        warnings.push_back(AdmissionWarning("container " + Quote(c.name, 40) + " sets env " + Quote(*it, 40) + " " +
+                                            std::to_string(count) + " times; the last one wins"));
       }
       it = run_end;
     }

@@ -30,8 +30,7 @@ void FindIn(const std::vector<Container>& list, std::string_view kind, std::vect
     }
     std::sort(cleaned.begin(), cleaned.end());
     for (auto it = cleaned.begin(); it != cleaned.end();) {
-      const auto run_end =
-          std::find_if(it, cleaned.end(), [&](const auto& p) { return p.first != it->first; });
+      const auto run_end = std::find_if(it, cleaned.end(), [&](const auto& p) { return p.first != it->first; });
       if (run_end - it > 1) {
         Finding f{kind, c.name, it->first, static_cast<std::size_t>(run_end - it), {}};
         for (auto m = it; m != run_end; ++m) f.volumes.push_back(c.volume_mounts[m->second].name);

@@ -37,8 +37,8 @@ void EnsureHeadEnv(const Container& c, std::string_view list, std::size_t index,
   }
 }
 
-void RewriteAddresses(const std::vector<std::string_view>& strings, std::string_view container,
-                      std::string_view field, std::string_view service, std::string_view fqdn, Decision& decision) {
+void RewriteAddresses(const std::vector<std::string_view>& strings, std::string_view container, std::string_view field,
+                      std::string_view service, std::string_view fqdn, Decision& decision) {
   for (std::size_t j = 0; j < strings.size(); ++j) {
     if (auto rewritten = RewriteRayStartAddress(strings[j], service, fqdn)) {
       decision.patch.push_back(
@@ -73,9 +73,8 @@ void PlanFqdnMutation(const Pod& pod, const RayPodIdentity& identity, std::strin
       const EnvVar& v = ray.env[k];
       if (v.name != "RAY_ADDRESS" || !v.value) continue;
       if (auto rewritten = RewriteHostPort(*v.value, service, fqdn)) {
-        decision.patch.push_back(
-            {"replace", JsonPointer({"spec", "containers", at, "env", std::to_string(k), "value"}),
-             std::move(*rewritten)});
+        decision.patch.push_back({"replace", JsonPointer({"spec", "containers", at, "env", std::to_string(k), "value"}),
+                                  std::move(*rewritten)});
         decision.mutations.push_back(Mutation::kRayAddressRewritten);
       }
     }

@@ -1,9 +1,9 @@
 #include "head_name_rule.h"
 
-#include "ray_webhook/core/admission_text.h"
-#include "ray_webhook/core/dns_name.h"
 #include "head_pod_name.h"
 #include "json_pointer.h"
+#include "ray_webhook/core/admission_text.h"
+#include "ray_webhook/core/dns_name.h"
 
 namespace ray_webhook {
 
@@ -37,12 +37,13 @@ std::optional<Denial> CheckHeadName(const Pod& pod, const RayPodIdentity& identi
   if (actual.empty() || IsDeterministicHeadPodName(actual, identity.cluster) || AutoscalerV2ForbidsFixedHeadName(pod)) {
     return std::nullopt;
   }
-  return Denial::Forbidden(kHeadNameRule, "head Pod " + Quote(actual) + " of RayCluster " + Quote(identity.cluster) + " must be named " +
-              Quote(expected) +
-              ": a fixed head name lets the API server refuse a second head, and two heads split a Ray "
-              "cluster. Install the mutating webhook (it sets the name), or enable the operator's "
-              "ENABLE_DETERMINISTIC_HEAD_POD_NAME; to turn this rule off, run the webhook with "
-              "--head-uniqueness=lookup or --head-name-mode=off (or warn).");
+  return Denial::Forbidden(
+      kHeadNameRule, "head Pod " + Quote(actual) + " of RayCluster " + Quote(identity.cluster) + " must be named " +
+                         Quote(expected) +
+                         ": a fixed head name lets the API server refuse a second head, and two heads split a Ray "
+                         "cluster. Install the mutating webhook (it sets the name), or enable the operator's "
+                         "ENABLE_DETERMINISTIC_HEAD_POD_NAME; to turn this rule off, run the webhook with "
+                         "--head-uniqueness=lookup or --head-name-mode=off (or warn).");
 }
 
 }  // namespace ray_webhook

@@ -29,23 +29,24 @@ void JudgeSecondHead(const HeadPodList& heads, std::string_view own_name, const 
   if (!heads.ok()) {
     const std::string why = SecondHeadLookupFailure(identity, heads.status());
     if (policy.deny_on_lookup_failure && policy.second_head_mode == RuleMode::kEnforce) {
-      decision.Deny(Denial::Unavailable(kSecondHeadRule, why +
-                                                             ". Denied because the webhook runs with "
-                                                             "--head-lookup-failure=deny; retry once the "
-                                                             "Kubernetes API answers."));
+      decision.Deny(Denial::Unavailable(kSecondHeadRule, why + ". Denied because the webhook runs with "
+                                                               "--head-lookup-failure=deny; retry once the "
+                                                               "Kubernetes API answers."));
     } else {
       decision.warnings.push_back(AdmissionWarning(why));
     }
     return;
   }
-  if (auto denial = CheckSecondHead(*heads, own_name, identity)) decision.Apply(policy.second_head_mode, std::move(*denial));
+  if (auto denial = CheckSecondHead(*heads, own_name, identity))
+    decision.Apply(policy.second_head_mode, std::move(*denial));
 }
 
 void Validate(const AdmissionRequest& request, const std::optional<RayPodIdentity>& identity,
               const PolicyConfig& policy, const HeadPodList* head_pods, Decision& decision) {
   const Pod& pod = *request.pod;
   if (identity && policy.head_uniqueness.name) {
-    if (auto denial = CheckHeadName(pod, *identity, request.name)) decision.Apply(policy.head_name_mode, std::move(*denial));
+    if (auto denial = CheckHeadName(pod, *identity, request.name))
+      decision.Apply(policy.head_name_mode, std::move(*denial));
     if (!decision.allowed) return;
   }
   if (identity && head_pods) {

@@ -85,8 +85,7 @@ std::optional<std::string> RewriteRayStartAddress(std::string_view text, std::st
   return out;
 }
 
-std::optional<std::string> RewriteHostPort(std::string_view value, std::string_view service,
-                                           std::string_view fqdn) {
+std::optional<std::string> RewriteHostPort(std::string_view value, std::string_view service, std::string_view fqdn) {
   if (value.size() <= service.size() + 1 || value.substr(0, service.size()) != service ||
       value[service.size()] != ':') {
     return std::nullopt;

@@ -26,7 +26,6 @@ std::optional<std::string> RewriteRayStartAddress(std::string_view text, std::st
                                                   std::string_view fqdn);
 
 // For a RAY_ADDRESS value: "service:PORT" -> "fqdn:PORT"; nullopt otherwise.
-std::optional<std::string> RewriteHostPort(std::string_view value, std::string_view service,
-                                           std::string_view fqdn);
+std::optional<std::string> RewriteHostPort(std::string_view value, std::string_view service, std::string_view fqdn);
 
 }  // namespace ray_webhook

@@ -276,24 +276,32 @@ void DecodePod(od::object obj, Reader& r, Pod& pod) {
   if (!ephemeral_containers) pod.ephemeral_containers.clear();
 }
 
-bool IsCorePod(const GroupVersionKind& kind) { return kind.group.empty() && kind.version == "v1" && kind.kind == "Pod"; }
+bool IsCorePod(const GroupVersionKind& kind) {
+  return kind.group.empty() && kind.version == "v1" && kind.kind == "Pod";
+}
 
 // Reads a scalar root, to tell valid JSON that is not an object from a bare word.
 error_code ReadScalar(od::document& doc, od::json_type type) {
   switch (type) {
-    case od::json_type::string: return doc.get_string().error();
-    case od::json_type::number: return doc.get_number().error();
-    case od::json_type::boolean: return doc.get_bool().error();
+    case od::json_type::string:
+      return doc.get_string().error();
+    case od::json_type::number:
+      return doc.get_number().error();
+    case od::json_type::boolean:
+      return doc.get_bool().error();
     case od::json_type::null: {
       bool null = false;
       const error_code e = doc.is_null().get(null);
       return e != SUCCESS ? e : null ? SUCCESS : simdjson::N_ATOM_ERROR;
     }
-    default: return SUCCESS;
+    default:
+      return SUCCESS;
   }
 }
 
-std::string InvalidJson(error_code e) { return std::string("request body is not valid JSON: ") + simdjson::error_message(e); }
+std::string InvalidJson(error_code e) {
+  return std::string("request body is not valid JSON: ") + simdjson::error_message(e);
+}
 
 }  // namespace
 
@@ -343,7 +351,8 @@ Result<const AdmissionRequest*> ReviewDecoder::Decode(std::string_view body, std
   std::size_t capacity = body.size() + readable_padding;
   if (readable_padding < simdjson::SIMDJSON_PADDING) {
     std::string& scratch = impl_->scratch;
-    if (scratch.capacity() < body.size() + simdjson::SIMDJSON_PADDING) scratch.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+    if (scratch.capacity() < body.size() + simdjson::SIMDJSON_PADDING)
+      scratch.reserve(body.size() + simdjson::SIMDJSON_PADDING);
     scratch.assign(body.data(), body.size());
     data = scratch.data();
     capacity = scratch.capacity();
@@ -446,7 +455,7 @@ Result<const AdmissionRequest*> ReviewDecoder::Decode(std::string_view body, std
     req.version = ReviewVersion::kV1beta1;
   } else {
     return Status::Error("unsupported apiVersion \"" + std::string(api_version.substr(0, 64)) +
-                   "\"; expected admission.k8s.io/v1 or admission.k8s.io/v1beta1");
+                         "\"; expected admission.k8s.io/v1 or admission.k8s.io/v1beta1");
   }
   if (kind != "AdmissionReview") {
     return Status::Error("unsupported kind \"" + std::string(kind.substr(0, 64)) + "\"; expected AdmissionReview");

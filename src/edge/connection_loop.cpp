@@ -530,26 +530,39 @@ struct EventLoop {
             return;
           }
           switch (Frame(c)) {
-            case FrameStep::kAnswered: ++requests; continue;
-            case FrameStep::kWriting: continue;
-            case FrameStep::kStopped: return;
-            case FrameStep::kNeedMore: break;
+            case FrameStep::kAnswered:
+              ++requests;
+              continue;
+            case FrameStep::kWriting:
+              continue;
+            case FrameStep::kStopped:
+              return;
+            case FrameStep::kNeedMore:
+              break;
           }
           switch (Fill(c)) {
-            case Io::kDone: continue;
-            case Io::kWantRead: return Want(c, EPOLLIN);
-            case Io::kWantWrite: return Want(c, EPOLLOUT);
+            case Io::kDone:
+              continue;
+            case Io::kWantRead:
+              return Want(c, EPOLLIN);
+            case Io::kWantWrite:
+              return Want(c, EPOLLOUT);
             case Io::kEof:
-            case Io::kError: return Close(c);
+            case Io::kError:
+              return Close(c);
           }
           return;
         }
         case Connection::Phase::kWrite: {
           switch (Flush(c)) {
-            case Io::kDone: break;
-            case Io::kWantWrite: return Want(c, EPOLLOUT);
-            case Io::kWantRead: return Want(c, EPOLLIN);
-            default: return Close(c);
+            case Io::kDone:
+              break;
+            case Io::kWantWrite:
+              return Want(c, EPOLLOUT);
+            case Io::kWantRead:
+              return Want(c, EPOLLIN);
+            default:
+              return Close(c);
           }
           if (c->close_after_write) return StartLinger(c);
           if (c->answer_in_out) {
@@ -560,8 +573,10 @@ struct EventLoop {
           c->phase = Connection::Phase::kRead;
           continue;
         }
-        case Connection::Phase::kLinger: return DrainLinger(c);
-        case Connection::Phase::kJob: return;
+        case Connection::Phase::kLinger:
+          return DrainLinger(c);
+        case Connection::Phase::kJob:
+          return;
       }
     }
   }
@@ -577,8 +592,11 @@ struct EventLoop {
         case HeadScanner::State::kNeedMore:
           if (c->in_size > 0) MarkBusy(c);
           return FrameStep::kNeedMore;
-        case HeadScanner::State::kRefused: RefuseAndClose(c, c->scanner.refusal()); return FrameStep::kWriting;
-        case HeadScanner::State::kComplete: break;
+        case HeadScanner::State::kRefused:
+          RefuseAndClose(c, c->scanner.refusal());
+          return FrameStep::kWriting;
+        case HeadScanner::State::kComplete:
+          break;
       }
       MarkBusy(c);
       Refusal refusal;
@@ -757,10 +775,14 @@ struct EventLoop {
         return Io::kDone;
       }
       switch (SSL_get_error(c->ssl, r)) {
-        case SSL_ERROR_WANT_READ: return Io::kWantRead;
-        case SSL_ERROR_WANT_WRITE: return Io::kWantWrite;
-        case SSL_ERROR_ZERO_RETURN: return Io::kEof;
-        default: return Io::kError;
+        case SSL_ERROR_WANT_READ:
+          return Io::kWantRead;
+        case SSL_ERROR_WANT_WRITE:
+          return Io::kWantWrite;
+        case SSL_ERROR_ZERO_RETURN:
+          return Io::kEof;
+        default:
+          return Io::kError;
       }
     }
     for (;;) {
@@ -787,9 +809,12 @@ struct EventLoop {
           continue;
         }
         switch (SSL_get_error(c->ssl, r)) {
-          case SSL_ERROR_WANT_WRITE: return Io::kWantWrite;
-          case SSL_ERROR_WANT_READ: return Io::kWantRead;
-          default: return Io::kError;
+          case SSL_ERROR_WANT_WRITE:
+            return Io::kWantWrite;
+          case SSL_ERROR_WANT_READ:
+            return Io::kWantRead;
+          default:
+            return Io::kError;
         }
       }
       const ssize_t r = ::send(c->fd, at, left, MSG_NOSIGNAL);
@@ -844,7 +869,8 @@ struct EventLoop {
     ::close(c->fd);
     FreeInput(c);
     if (c->pending) pending.erase(std::find(pending.begin(), pending.end(), c));
-    if (current_batch_ != nullptr) std::replace(current_batch_->begin(), current_batch_->end(), c, static_cast<Connection*>(nullptr));
+    if (current_batch_ != nullptr)
+      std::replace(current_batch_->begin(), current_batch_->end(), c, static_cast<Connection*>(nullptr));
     conns.back()->index = c->index;
     conns[c->index] = conns.back();
     conns.pop_back();
@@ -894,8 +920,7 @@ struct EventLoop {
             }
           } else if (now - c->idle_since >= o.idle_timeout) {
             StartLinger(c);
-          } else if (closing_idle && (c->used || now - c->accepted_at >= kFreshConnectionGrace) &&
-                     NothingPending(c)) {
+          } else if (closing_idle && (c->used || now - c->accepted_at >= kFreshConnectionGrace) && NothingPending(c)) {
             StartLinger(c);
           }
       }

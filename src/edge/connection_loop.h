@@ -60,7 +60,7 @@ class HttpExchange {
   // may_block, returns kNeedsBlockingThread (and nothing in *out that counts)
   // for a request that would wait; the loop then calls again on a worker.
   virtual Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
-                        bool may_block, std::string* out, bool* client_closed) = 0;
+                       bool may_block, std::string* out, bool* client_closed) = 0;
   // A whole answer, with Connection: close, for a request the loop refuses.
   virtual void Refuse(int status, std::string_view message, std::string* out) = 0;
   // True from the start of a shutdown: every answer closes its connection.

@@ -150,8 +150,7 @@ bool ParseRequestHead(std::string_view head, const HeadLimits& limits, RequestHe
       out->content_length = n;
       keep = false;
     } else if (EqualsIgnoreCase(name, "transfer-encoding")) {
-      return Refuse(refusal, 411,
-                    "Transfer-Encoding is not accepted on requests; send the body with a Content-Length");
+      return Refuse(refusal, 411, "Transfer-Encoding is not accepted on requests; send the body with a Content-Length");
     } else if (EqualsIgnoreCase(name, "content-encoding")) {
       if (!EqualsIgnoreCase(value, "identity")) {
         return Refuse(refusal, 415, "Content-Encoding is not accepted on requests; send the body uncompressed");

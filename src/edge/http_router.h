@@ -28,8 +28,8 @@ class HttpRouter final : public httplib::Server {
  public:
   // close: the answer must close the connection. Sets *client_closed when the
   // request asked to close.
-  void Process(std::string_view head, std::string_view body, const PeerAddresses& peer, bool close,
-               std::string* out, bool* client_closed);
+  void Process(std::string_view head, std::string_view body, const PeerAddresses& peer, bool close, std::string* out,
+               bool* client_closed);
 };
 
 }  // namespace ray_webhook

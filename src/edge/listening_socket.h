@@ -16,5 +16,4 @@ namespace ray_webhook {
 
 Result<int> OpenListeningSocket(const std::string& address, int port);
 
-
 }  // namespace ray_webhook

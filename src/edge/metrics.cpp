@@ -90,7 +90,8 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   }
   for (auto [w, name] : {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}}) {
     w->in_flight = &in_flight_->Add({{"webhook", name}});
-    for (int code : kCommonCodes) w->by_code[code] = &requests_->Add({{"webhook", name}, {"code", std::to_string(code)}});
+    for (int code : kCommonCodes)
+      w->by_code[code] = &requests_->Add({{"webhook", name}, {"code", std::to_string(code)}});
   }
 }
 

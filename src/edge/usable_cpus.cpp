@@ -77,7 +77,8 @@ bool FindPath(std::string_view proc_cgroup, bool v1_cpu, std::string* path) {
     const std::size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
     if (second == std::string_view::npos) continue;
     const std::string_view controllers = line.substr(first + 1, second - first - 1);
-    const bool match = v1_cpu ? Contains(Split(controllers, ','), "cpu") : line.substr(0, first) == "0" && controllers.empty();
+    const bool match =
+        v1_cpu ? Contains(Split(controllers, ','), "cpu") : line.substr(0, first) == "0" && controllers.empty();
     if (!match) continue;
     *path = std::string(line.substr(second + 1));
     return true;

@@ -12,17 +12,17 @@
 #include <mutex>
 #include <thread>
 
-#include "ray_webhook/core/admission_response.h"
-#include "ray_webhook/core/admission_text.h"
 #include "connection_loop.h"
 #include "http_router.h"
-#include "ray_webhook/kube/kube_api_client.h"
 #include "listening_socket.h"
 #include "lookup_deadline.h"
 #include "metrics.h"
 #include "open_file_limit.h"
+#include "ray_webhook/core/admission_response.h"
+#include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/review_decoder_pool.h"
 #include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/kube/kube_api_client.h"
 #include "ray_webhook/logging/review_log_line.h"
 #include "ray_webhook/tls/serving_certificate.h"
 #include "ray_webhook/tls/tls_policy.h"
@@ -124,8 +124,8 @@ class Exchange final : public HttpExchange {
     return CheckHead(head.method, head.path, head.content_type, webhook_port_).status == 0;
   }
 
-  Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
-                bool may_block, std::string* out, bool* client_closed) override {
+  Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close, bool may_block,
+               std::string* out, bool* client_closed) override {
     t_may_block = may_block;
     t_deferred = false;
     const std::size_t start = out->size();
@@ -140,9 +140,10 @@ class Exchange final : public HttpExchange {
   void Refuse(int status, std::string_view message, std::string* out) override {
     const auto [reason, phrase] = StatusNames(status);
     const std::string body = EncodeErrorStatus(status, reason, message);
-    out->append(fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}"
-                            "Connection: close\r\n\r\n",
-                            status, phrase, body.size(), status == 503 ? "Retry-After: 1\r\n" : ""));
+    out->append(
+        fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}"
+                    "Connection: close\r\n\r\n",
+                    status, phrase, body.size(), status == 503 ? "Retry-After: 1\r\n" : ""));
     out->append(body);
   }
 
@@ -151,15 +152,24 @@ class Exchange final : public HttpExchange {
   // The Status reason and the HTTP reason phrase (RFC 9110) of each refusal.
   static std::pair<std::string_view, std::string_view> StatusNames(int status) {
     switch (status) {
-      case 411: return {"LengthRequired", "Length Required"};
-      case 413: return {"RequestEntityTooLarge", "Content Too Large"};
-      case 414: return {"RequestURITooLong", "URI Too Long"};
-      case 415: return {"UnsupportedMediaType", "Unsupported Media Type"};
-      case 417: return {"ExpectationFailed", "Expectation Failed"};
-      case 431: return {"RequestHeaderFieldsTooLarge", "Request Header Fields Too Large"};
-      case 503: return {"ServiceUnavailable", "Service Unavailable"};
-      case 505: return {"HTTPVersionNotSupported", "HTTP Version Not Supported"};
-      default: return {"BadRequest", "Bad Request"};
+      case 411:
+        return {"LengthRequired", "Length Required"};
+      case 413:
+        return {"RequestEntityTooLarge", "Content Too Large"};
+      case 414:
+        return {"RequestURITooLong", "URI Too Long"};
+      case 415:
+        return {"UnsupportedMediaType", "Unsupported Media Type"};
+      case 417:
+        return {"ExpectationFailed", "Expectation Failed"};
+      case 431:
+        return {"RequestHeaderFieldsTooLarge", "Request Header Fields Too Large"};
+      case 503:
+        return {"ServiceUnavailable", "Service Unavailable"};
+      case 505:
+        return {"HTTPVersionNotSupported", "HTTP Version Not Supported"};
+      default:
+        return {"BadRequest", "Bad Request"};
     }
   }
 
@@ -300,7 +310,8 @@ struct WebhookServer::Impl {
   }
 
   void Routes() {
-    router.Post("/mutate", [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kMutate); });
+    router.Post("/mutate",
+                [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kMutate); });
     router.Post("/validate",
                 [this](const httplib::Request& q, httplib::Response& r) { Review(q, r, Endpoint::kValidate); });
     ProbeRoutes(router);
@@ -391,7 +402,7 @@ struct WebhookServer::Impl {
   std::size_t max_connections = 0;
   std::mutex export_mutex;
   std::size_t seen_cut = 0, seen_shed = 0, seen_refused = 0, seen_polls = 0;  // guarded by export_mutex
-  std::string last_certificate_error;                         // the maintenance thread's own
+  std::string last_certificate_error;                                         // the maintenance thread's own
   std::mutex mutex;
   std::condition_variable cv;
   bool shut_down = false;  // guarded by mutex: Shutdown() is done with the connections
@@ -423,7 +434,8 @@ Status WebhookServer::Bind() {
   const std::size_t descriptors = RaiseOpenFileLimit();
   m.max_connections = static_cast<std::size_t>(c.max_connections);
   if (descriptors < m.max_connections + kReservedDescriptors) {
-    m.max_connections = descriptors > 2 * kReservedDescriptors ? descriptors - kReservedDescriptors : kReservedDescriptors;
+    m.max_connections =
+        descriptors > 2 * kReservedDescriptors ? descriptors - kReservedDescriptors : kReservedDescriptors;
     spdlog::warn("the open-file limit is {}: serving at most {} connections instead of --max-connections {}",
                  descriptors, m.max_connections, c.max_connections);
   }

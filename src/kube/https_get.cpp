@@ -245,20 +245,22 @@ Result<HttpsAnswer> HttpsGet(const HttpsTarget& target, std::string_view path, c
   if (shaken <= 0) {
     const long verify = SSL_get_verify_result(h.ssl);
     return Status::Error(shaken == -2 ? "timed out in the TLS handshake"
-             : verify != X509_V_OK
-                 ? std::string("TLS verification failed: ") + X509_verify_cert_error_string(verify)
-                 : "TLS handshake failed: " + OpenSslErrorText("connection closed"));
+                         : verify != X509_V_OK
+                             ? std::string("TLS verification failed: ") + X509_verify_cert_error_string(verify)
+                             : "TLS handshake failed: " + OpenSslErrorText("connection closed"));
   }
 
   const bool v6 = target.host.find(':') != std::string::npos;
-  std::string request = "GET " + std::string(path) + " HTTP/1.1\r\nHost: " + (v6 ? "[" + target.host + "]" : target.host) +
+  std::string request = "GET " + std::string(path) +
+                        " HTTP/1.1\r\nHost: " + (v6 ? "[" + target.host + "]" : target.host) +
                         (target.port == 443 ? "" : ":" + std::to_string(target.port)) + "\r\n";
   for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
   request += "Connection: close\r\n\r\n";
-  const int sent = Drive(h.ssl, h.fd, deadline,
-                         [&] { return SSL_write(h.ssl, request.data(), static_cast<int>(request.size())); });
+  const int sent =
+      Drive(h.ssl, h.fd, deadline, [&] { return SSL_write(h.ssl, request.data(), static_cast<int>(request.size())); });
   if (sent <= 0) {
-    return Status::Error(sent == -2 ? "timed out sending the request" : "cannot send the request: " + OpenSslErrorText("connection closed"));
+    return Status::Error(sent == -2 ? "timed out sending the request"
+                                    : "cannot send the request: " + OpenSslErrorText("connection closed"));
   }
 
   HttpsAnswer answer;
@@ -277,7 +279,8 @@ Result<HttpsAnswer> HttpsGet(const HttpsTarget& target, std::string_view path, c
     const Parse p = ReadAnswer(raw, n <= 0, &answer);
     if (p == Parse::kDone) return answer;
     if (p == Parse::kBad || n <= 0) {
-      return Status::Error(raw.empty() ? "the connection closed without an answer" : "the answer is not a complete HTTP answer");
+      return Status::Error(raw.empty() ? "the connection closed without an answer"
+                                       : "the answer is not a complete HTTP answer");
     }
   }
 }

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "ray_webhook/kube/https_get.h"
 #include "ray_webhook/core/ray_pod.h"
+#include "ray_webhook/kube/https_get.h"
 
 namespace ray_webhook {
 namespace {
@@ -24,8 +24,7 @@ class TokenFile {
     struct stat st {};
     if (stat(path_.c_str(), &st) != 0) return Status::Error("cannot read the token file " + path_);
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!loaded_ || st.st_mtim.tv_sec != mtime_.tv_sec || st.st_mtim.tv_nsec != mtime_.tv_nsec ||
-        st.st_size != size_) {
+    if (!loaded_ || st.st_mtim.tv_sec != mtime_.tv_sec || st.st_mtim.tv_nsec != mtime_.tv_nsec || st.st_size != size_) {
       std::ifstream in(path_, std::ios::binary);
       if (!in) return Status::Error("cannot read the token file " + path_);
       std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -124,7 +123,8 @@ HeadPodList KubeApiClient::ListHeadPods(std::string_view namespace_name, std::st
       "/api/v1/namespaces/" + UrlEncode(namespace_name) + "/pods?labelSelector=" + UrlEncode(selector);
   // A RayCluster has one head, a few while one terminates: 16 MiB is far beyond any real list.
   Result<HttpsAnswer> answer = HttpsGet(*target, path, headers, c.ca_file, until, 16 * 1024 * 1024);
-  if (!answer.ok()) return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
+  if (!answer.ok())
+    return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
   if (answer->status != 200) {
     return Status::Error("the Kubernetes API answered " + std::to_string(answer->status) + ": " +
                          StatusMessage(answer->body));

@@ -29,7 +29,8 @@ bool NeedsQuotes(std::string_view v) {
     const unsigned char kind = kQuoteClass[static_cast<unsigned char>(v[i])];
     if (kind == 0) continue;
     if (kind == 1) return true;
-    if (i + 1 < v.size() && static_cast<unsigned char>(v[i + 1]) >= 0x80 && static_cast<unsigned char>(v[i + 1]) <= 0x9F) {
+    if (i + 1 < v.size() && static_cast<unsigned char>(v[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(v[i + 1]) <= 0x9F) {
       return true;
     }
   }

@@ -26,7 +26,7 @@ struct ServingCertificate::Pair {
   std::string cert_pem;
   std::string key_pem;
   X509* leaf = nullptr;
-  STACK_OF(X509)* chain = nullptr;
+  STACK_OF(X509) * chain = nullptr;
   EVP_PKEY* key = nullptr;
   ~Pair() {
     X509_free(leaf);

@@ -7,6 +7,7 @@
 // end. Each test that changes a token uses its own token file.
 #include "ray_webhook/kube/kube_api_client.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -15,7 +16,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include <algorithm>
 #include <atomic>
@@ -170,9 +170,9 @@ class KubeApiClientTest : public ::testing::Test {
     const std::string pods = (fs::path(RAY_WEBHOOK_FIXTURES) / "kube-api" / "pods.json").string();
     const std::string log = (dir_ / "mock.log").string();
     const std::string err = (dir_ / "mock.stderr").string();
-    std::vector<const char*> argv = {MOCK_KUBE_API_BIN, "--port",  port_s.c_str(), "--tls-cert", cert.c_str(),
-                                     "--tls-key",       key.c_str(), "--token",   kToken,       "--pods",
-                                     pods.c_str(),      "--log",   log.c_str(),   nullptr};
+    std::vector<const char*> argv = {MOCK_KUBE_API_BIN, "--port",    port_s.c_str(), "--tls-cert", cert.c_str(),
+                                     "--tls-key",       key.c_str(), "--token",      kToken,       "--pods",
+                                     pods.c_str(),      "--log",     log.c_str(),    nullptr};
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
       setup_error_ = "pipe2 failed";
@@ -244,8 +244,8 @@ class KubeApiClientTest : public ::testing::Test {
   static std::string MockLog() { return ReadFile(dir_ / "mock.log"); }
 
   static std::string LogLine(const std::string& cluster, const std::string& auth) {
-    return "GET /api/v1/namespaces/default/pods selector=ray.io/cluster=" + cluster + ",ray.io/node-type=head auth=" +
-           auth + "\n";
+    return "GET /api/v1/namespaces/default/pods selector=ray.io/cluster=" + cluster +
+           ",ray.io/node-type=head auth=" + auth + "\n";
   }
 
   static std::size_t CountLines(const std::string& log, const std::string& line) {

@@ -30,10 +30,14 @@ class PodBuilder {
     return *this;
   }
   PodBuilder& RayWorker(std::string cluster, std::string group = "workergroup") {
-    return Label("ray.io/cluster", std::move(cluster)).Label("ray.io/node-type", "worker").Label("ray.io/group", std::move(group));
+    return Label("ray.io/cluster", std::move(cluster))
+        .Label("ray.io/node-type", "worker")
+        .Label("ray.io/group", std::move(group));
   }
   PodBuilder& RayHead(std::string cluster) {
-    return Label("ray.io/cluster", std::move(cluster)).Label("ray.io/node-type", "head").Label("ray.io/group", "headgroup");
+    return Label("ray.io/cluster", std::move(cluster))
+        .Label("ray.io/node-type", "head")
+        .Label("ray.io/group", "headgroup");
   }
   // Adds a container to spec.containers and makes it the one later calls edit.
   PodBuilder& Container(std::string name) { return Into(pod_.containers, std::move(name)); }

@@ -3,8 +3,8 @@
 //
 //   mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN --pods FILE [--log FILE] [--bind ADDR]
 //
-// Serves HTTPS on ADDR:N (127.0.0.1 unless --bind says otherwise, e.g. ::1) and prints "listening" on stdout once the port is
-// bound. One route, GET /api/v1/namespaces/NS/pods, answered like kube-apiserver:
+// Serves HTTPS on ADDR:N (127.0.0.1 unless --bind says otherwise, e.g. ::1) and prints "listening" on stdout once the
+// port is bound. One route, GET /api/v1/namespaces/NS/pods, answered like kube-apiserver:
 //   - "Authorization: Bearer TOKEN" must match exactly, else 401 Unauthorized;
 //   - labelSelector must be exactly "ray.io/cluster=C,ray.io/node-type=head",
 //     else 400 BadRequest saying what was wrong;
@@ -96,18 +96,30 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
 
 std::string ReasonFor(int code) {
   switch (code) {
-    case 400: return "BadRequest";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "NotFound";
-    case 405: return "MethodNotAllowed";
-    case 409: return "Conflict";
-    case 410: return "Expired";
-    case 429: return "TooManyRequests";
-    case 500: return "InternalError";
-    case 503: return "ServiceUnavailable";
-    case 504: return "Timeout";
-    default: return "";  // metav1.StatusReasonUnknown
+    case 400:
+      return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Expired";
+    case 429:
+      return "TooManyRequests";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return "";  // metav1.StatusReasonUnknown
   }
 }
 
@@ -141,11 +153,16 @@ std::string DefaultMessage(int code, const std::string& ns) {
   switch (code) {
     case 403:
       return "pods is forbidden: User \"system:serviceaccount:ray-webhook-system:ray-webhook\" cannot list resource "
-             "\"pods\" in API group \"\" in the namespace \"" + ns + "\"";
-    case 500: return "Internal error occurred: etcdserver: request timed out";
-    case 503: return "the server is currently unable to handle the request";
-    case 429: return "too many requests, please try again later";
-    default: return "mock-kube-api: status " + std::to_string(code);
+             "\"pods\" in API group \"\" in the namespace \"" +
+             ns + "\"";
+    case 500:
+      return "Internal error occurred: etcdserver: request timed out";
+    case 503:
+      return "the server is currently unable to handle the request";
+    case 429:
+      return "too many requests, please try again later";
+    default:
+      return "mock-kube-api: status " + std::to_string(code);
   }
 }
 
@@ -180,7 +197,8 @@ void RaiseBacklog(int port) {
 class MockKubeApi {
  public:
   MockKubeApi(Options options, Json pods)
-      : options_(std::move(options)), pods_(std::move(pods)),
+      : options_(std::move(options)),
+        pods_(std::move(pods)),
         server_(options_.tls_cert.c_str(), options_.tls_key.c_str()) {}
 
   bool Start(std::string* error) {
@@ -245,8 +263,9 @@ class MockKubeApi {
       const std::size_t eq = pair.find('=');
       const std::string name = httplib::detail::decode_url(std::string(pair.substr(0, eq)), true);
       if (name != key) continue;
-      values.push_back(eq == std::string_view::npos ? std::string()
-                                                     : httplib::detail::decode_url(std::string(pair.substr(eq + 1)), true));
+      values.push_back(eq == std::string_view::npos
+                           ? std::string()
+                           : httplib::detail::decode_url(std::string(pair.substr(eq + 1)), true));
     }
     return values;
   }
@@ -280,19 +299,22 @@ class MockKubeApi {
     const std::vector<std::string> selectors = QueryValues(req, "labelSelector");
     const std::size_t count = selectors.size();
     if (count != 1) {
-      SetStatus(res, 400, count == 0 ? "labelSelector is missing; want ray.io/cluster=NAME,ray.io/node-type=head"
-                                     : "labelSelector is given " + std::to_string(count) + " times; want it once");
+      SetStatus(res, 400,
+                count == 0 ? "labelSelector is missing; want ray.io/cluster=NAME,ray.io/node-type=head"
+                           : "labelSelector is given " + std::to_string(count) + " times; want it once");
       return;
     }
     const std::string& selector = selectors.front();
     const std::string_view s = selector;
-    const bool shape = s.size() > kClusterKey.size() + kHeadSuffix.size() && s.substr(0, kClusterKey.size()) == kClusterKey &&
+    const bool shape = s.size() > kClusterKey.size() + kHeadSuffix.size() &&
+                       s.substr(0, kClusterKey.size()) == kClusterKey &&
                        s.substr(s.size() - kHeadSuffix.size()) == kHeadSuffix;
     const std::string cluster =
         shape ? std::string(s.substr(kClusterKey.size(), s.size() - kClusterKey.size() - kHeadSuffix.size())) : "";
     if (!shape || cluster.find_first_of(",=!() ") != std::string::npos) {
-      SetStatus(res, 400,
-                "unexpected labelSelector \"" + selector + "\"; want exactly ray.io/cluster=NAME,ray.io/node-type=head");
+      SetStatus(
+          res, 400,
+          "unexpected labelSelector \"" + selector + "\"; want exactly ray.io/cluster=NAME,ray.io/node-type=head");
       return;
     }
 
@@ -356,13 +378,13 @@ class MockKubeApi {
     });
     server_.Get(kPodsPath, [this](const httplib::Request& req, httplib::Response& res) { ListPods(req, res); });
     // Called for every status >= 400; fill in only answers that have no body yet.
-    server_.set_error_handler(
-        httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-          if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-          SetStatus(res, res.status, res.status == 404 ? "the server could not find the requested resource"
-                                                       : "mock-kube-api: status " + std::to_string(res.status));
-          return httplib::Server::HandlerResponse::Handled;
-        }));
+    server_.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      SetStatus(res, res.status,
+                res.status == 404 ? "the server could not find the requested resource"
+                                  : "mock-kube-api: status " + std::to_string(res.status));
+      return httplib::Server::HandlerResponse::Handled;
+    }));
     server_.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
       std::string what = "unknown error";
       try {

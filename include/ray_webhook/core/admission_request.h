@@ -79,8 +79,7 @@ struct AdmissionRequest {
   std::optional<Pod> pod;
 
   bool IsPodCreate() const {
-    return operation == "CREATE" && kind.group.empty() && kind.version == "v1" &&
-           kind.kind == "Pod" && pod.has_value();
+    return operation == "CREATE" && kind.group.empty() && kind.version == "v1" && kind.kind == "Pod" && pod.has_value();
   }
 
   // The Pod's namespace: request.namespace is authoritative, the object's may

@@ -18,9 +18,9 @@
 #include <string_view>
 
 #include "ray_webhook/core/admission_request.h"
-#include "ray_webhook/core/policy_config.h"
 #include "ray_webhook/core/decision.h"
 #include "ray_webhook/core/head_pods.h"
+#include "ray_webhook/core/policy_config.h"
 
 namespace ray_webhook {
 

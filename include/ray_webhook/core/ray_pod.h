@@ -59,7 +59,6 @@ std::string HeadServiceName(const Pod& pod, const RayPodIdentity& identity, std:
                             std::string_view cluster_domain);
 
 // "<service>.<namespace>.svc.<cluster-domain>", KubeRay's FQ_RAY_IP.
-std::string HeadServiceFqdn(std::string_view service, std::string_view namespace_name,
-                            std::string_view cluster_domain);
+std::string HeadServiceFqdn(std::string_view service, std::string_view namespace_name, std::string_view cluster_domain);
 
 }  // namespace ray_webhook

@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "ray_webhook/core/policy_config.h"
 #include "ray_webhook/core/decision.h"
 #include "ray_webhook/core/pod_policy.h"
+#include "ray_webhook/core/policy_config.h"
 #include "ray_webhook/core/review_decoder.h"
 
 namespace ray_webhook {

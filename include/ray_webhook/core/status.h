@@ -35,7 +35,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)), status_(Status::Ok()) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)), status_(Status::Ok()) {}         // NOLINT: implicit by design
   Result(Status error) : status_(std::move(error)) { assert(!status_.ok()); }  // NOLINT
 
   bool ok() const { return value_.has_value(); }

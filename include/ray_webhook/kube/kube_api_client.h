@@ -46,7 +46,7 @@ class KubeApiClient {
 
   // deadline: at most this long for the whole call (never more than the configured timeout).
   HeadPodList ListHeadPods(std::string_view namespace_name, std::string_view cluster,
-                             std::chrono::milliseconds deadline = std::chrono::milliseconds::max());
+                           std::chrono::milliseconds deadline = std::chrono::milliseconds::max());
 
   const KubeApiConfig& config() const;
 

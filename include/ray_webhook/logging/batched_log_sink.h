@@ -81,7 +81,7 @@ class BatchedLogSink final : public spdlog::sinks::sink {
   };
   std::unique_ptr<char, FreeRing> ring_;
   std::atomic<std::uint64_t> head_{0};
-  std::atomic<std::uint64_t> tail_{0};  // advanced by the writer only
+  std::atomic<std::uint64_t> tail_{0};     // advanced by the writer only
   std::atomic<std::uint64_t> dropped_{0};  // not yet reported
   std::atomic<std::uint64_t> dropped_total_{0};
 

@@ -3,7 +3,8 @@
 //
 // A review line reads
 //
-//   review path=/mutate uid=U namespace=N pod=P cluster=C decision=allow rule=- patch_ops=3 warnings=0 head_lookup=no us=12
+//   review path=/mutate uid=U namespace=N pod=P cluster=C decision=allow rule=- patch_ops=3 warnings=0 head_lookup=no
+//   us=12
 //
 // A value is written bare unless it is empty or holds a space, '"', '=', '\'
 // or a control character; then it is quoted and escaped (Quote, cut at 128

@@ -28,8 +28,8 @@ TEST(CommandLine, ServeDefaults) {
 }
 
 TEST(CommandLine, ServeEveryFlagBothForms) {
-  auto r = Parse({"serve", "--bind=127.0.0.1", "--port", "9443", "--tls-cert=c", "--tls-key", "k",
-                  "--cluster-domain", "app.pre", "--threads=8", "--log-level", "debug"});
+  auto r = Parse({"serve", "--bind=127.0.0.1", "--port", "9443", "--tls-cert=c", "--tls-key", "k", "--cluster-domain",
+                  "app.pre", "--threads=8", "--log-level", "debug"});
   ASSERT_TRUE(r.ok()) << r.error();
   const ServerConfig& c = r->config;
   EXPECT_EQ(c.bind_address, "127.0.0.1");
@@ -104,9 +104,13 @@ TEST(CommandLine, HeadUniquenessAndRuleModes) {
   EXPECT_EQ(c.kube_api.timeout, std::chrono::milliseconds(500));
   auto off = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--head-uniqueness=off"});
   EXPECT_FALSE(off->config.policy.head_uniqueness.name || off->config.policy.head_uniqueness.lookup);
-  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--head-uniqueness", "both"}, {"--head-name-mode", "strict"}, {"--head-lookup-failure", "maybe"},
-           {"--kube-api-timeout", "forever"}, {"--kube-api-timeout", "120s"}, {"--kube-api-server", "http://x"}}) {
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--head-uniqueness", "both"},
+                                                        {"--head-name-mode", "strict"},
+                                                        {"--head-lookup-failure", "maybe"},
+                                                        {"--kube-api-timeout", "forever"},
+                                                        {"--kube-api-timeout", "120s"},
+                                                        {"--kube-api-server", "http://x"}}) {
     EXPECT_FALSE(Parse({"serve", "--tls-cert", "c", "--tls-key", "k", flag, value}).ok()) << flag << " " << value;
   }
 }
@@ -120,9 +124,12 @@ TEST(CommandLine, HardeningFlags) {
   EXPECT_EQ(d.tls.min_version, 12);
   EXPECT_EQ(d.drain_delay, std::chrono::seconds(5));
   EXPECT_EQ(d.max_body_bytes, 7u * 1024 * 1024);
-  auto r = Parse({"serve", "--cert-dir", "/c", "--client-ca", "ca.pem", "--tls-min-version", "1.3", "--threads", "4",
-                  "--max-connections", "100", "--idle-timeout", "1m", "--request-timeout", "3s", "--drain-delay", "0",
-                  "--shutdown-grace", "500ms", "--cert-reload-interval", "1s"});
+  auto r = Parse({"serve",  "--cert-dir",        "/c",    "--client-ca",
+                  "ca.pem", "--tls-min-version", "1.3",   "--threads",
+                  "4",      "--max-connections", "100",   "--idle-timeout",
+                  "1m",     "--request-timeout", "3s",    "--drain-delay",
+                  "0",      "--shutdown-grace",  "500ms", "--cert-reload-interval",
+                  "1s"});
   ASSERT_TRUE(r.ok()) << r.error();
   const ServerConfig& c = r->config;
   EXPECT_EQ(c.tls.client_ca_file, "ca.pem");
@@ -134,9 +141,10 @@ TEST(CommandLine, HardeningFlags) {
   EXPECT_EQ(c.shutdown_grace, std::chrono::milliseconds(500));
   EXPECT_EQ(c.tls.reload_interval, std::chrono::seconds(1));
   EXPECT_EQ(d.busy_poll, std::chrono::microseconds(100));
-  for (const auto& [value, expected] : std::vector<std::pair<std::string, std::chrono::microseconds>>{
-           {"0", std::chrono::microseconds(0)}, {"20us", std::chrono::microseconds(20)},
-           {"1ms", std::chrono::microseconds(1000)}}) {
+  for (const auto& [value, expected] :
+       std::vector<std::pair<std::string, std::chrono::microseconds>>{{"0", std::chrono::microseconds(0)},
+                                                                      {"20us", std::chrono::microseconds(20)},
+                                                                      {"1ms", std::chrono::microseconds(1000)}}) {
     auto p = Parse({"serve", "--cert-dir", "/c", "--busy-poll", value});
     ASSERT_TRUE(p.ok()) << value << ": " << p.error();
     EXPECT_EQ(p->config.busy_poll, expected) << value;

@@ -15,7 +15,9 @@ TEST(AdmissionWarning, ShortTextIsKept) { EXPECT_EQ(AdmissionWarning("env \"A\" 
 
 // kube-apiserver silently drops warnings with control characters.
 TEST(AdmissionWarning, ControlCharactersAreRemoved) {
-  EXPECT_EQ(AdmissionWarning("a\nb\tc\x1b[0m\x7f" "d"), "abc[0md");
+  EXPECT_EQ(AdmissionWarning("a\nb\tc\x1b[0m\x7f"
+                             "d"),
+            "abc[0md");
   EXPECT_EQ(AdmissionWarning("x\xc2\x85y"), "xy");  // U+0085, a C1 control
 }
 

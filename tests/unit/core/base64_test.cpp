@@ -1,11 +1,12 @@
 #include "core/base64.h"
-#include "support/base64_decode.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "support/base64_decode.h"
 
 namespace ray_webhook {
 namespace {
@@ -21,9 +22,7 @@ TEST(Base64Encode, Rfc4648Vectors) {
   EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
 }
 
-TEST(Base64Encode, HighBytesUseTheStandardAlphabet) {
-  EXPECT_EQ(Base64Encode(std::string("\xfb\xff\xbf", 3)), "+/+/");
-}
+TEST(Base64Encode, HighBytesUseTheStandardAlphabet) { EXPECT_EQ(Base64Encode(std::string("\xfb\xff\xbf", 3)), "+/+/"); }
 
 // The tail is encoded over itself: every length, so that each of the three
 // remainders and groups near both ends of the moved input are covered.
@@ -76,7 +75,8 @@ TEST(Base64Encode, MatchesABitByBitEncoderAtEveryLength) {
 }
 
 TEST(Base64Decode, InvertsEncode) {
-  for (const std::string& s : std::vector<std::string>{"", "f", "fo", "foo", "foob", "fooba", "foobar", std::string("\xfb\xff\xbf\x00", 4)}) {
+  for (const std::string& s :
+       std::vector<std::string>{"", "f", "fo", "foo", "foob", "fooba", "foobar", std::string("\xfb\xff\xbf\x00", 4)}) {
     EXPECT_EQ(Base64Decode(Base64Encode(s)), s);
   }
   EXPECT_EQ(Base64Decode("Zm9v!"), std::nullopt);

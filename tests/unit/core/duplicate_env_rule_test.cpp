@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "support/pod_builder.h"
 #include "ray_webhook/core/admission_text.h"
+#include "support/pod_builder.h"
 
 namespace ray_webhook {
 namespace {
@@ -28,8 +28,9 @@ TEST(DuplicateEnvRule, UniqueNamesAndOtherContainersDoNotWarn) {
 TEST(DuplicateEnvRule, WarningsStayWithinApiServerLimits) {
   PodBuilder b;
   b.Container(std::string(200, 'c'));
-  for (int i = 0; i < 20; ++i) b.Env("NAME_" + std::to_string(i) + "\n" + std::string(100, 'n'), "v").Env(
-      "NAME_" + std::to_string(i) + "\n" + std::string(100, 'n'), "v");
+  for (int i = 0; i < 20; ++i)
+    b.Env("NAME_" + std::to_string(i) + "\n" + std::string(100, 'n'), "v")
+        .Env("NAME_" + std::to_string(i) + "\n" + std::string(100, 'n'), "v");
   const std::vector<std::string> warnings = DuplicateEnvWarnings(b.pod());
   EXPECT_EQ(warnings.size(), 8u);
   for (const auto& w : warnings) {

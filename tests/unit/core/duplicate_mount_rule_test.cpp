@@ -35,8 +35,10 @@ TEST(DuplicateMountRule, SamePathInTwoContainersPasses) {
 // KubeRay #688: "/dev/shm: must be unique" from a shallow-copied worker template (#714).
 TEST(DuplicateMountRule, RayWorkerMessageNamesClusterGroupAndCause) {
   PodBuilder b;
-  b.RayWorker("raycluster-kuberay", "workergroup").Container("ray-worker").Mount("shared-mem", "/dev/shm").Mount(
-      "shared-mem", "/dev/shm");
+  b.RayWorker("raycluster-kuberay", "workergroup")
+      .Container("ray-worker")
+      .Mount("shared-mem", "/dev/shm")
+      .Mount("shared-mem", "/dev/shm");
   const auto denial = CheckDuplicateMounts(b.pod(), IdentifyRayPod(b.pod()));
   ASSERT_TRUE(denial);
   EXPECT_EQ(denial->code, 422);
@@ -52,8 +54,10 @@ TEST(DuplicateMountRule, RayWorkerMessageNamesClusterGroupAndCause) {
 // one is named ray-token, so a user's mount at the same path under another name collides.
 TEST(DuplicateMountRule, TokenAuthsMountIsBlamedOnTokenAuth) {
   PodBuilder b;
-  b.RayWorker("c", "g").Container("ray-worker").Mount("my-token", "/var/run/secrets/ray.io/serviceaccount/").Mount(
-      "ray-token", "/var/run/secrets/ray.io/serviceaccount");
+  b.RayWorker("c", "g")
+      .Container("ray-worker")
+      .Mount("my-token", "/var/run/secrets/ray.io/serviceaccount/")
+      .Mount("ray-token", "/var/run/secrets/ray.io/serviceaccount");
   const std::string m = CheckDuplicateMounts(b.pod(), IdentifyRayPod(b.pod()))->message;
   EXPECT_NE(m.find("Kubernetes token authentication (spec.authOptions)"), std::string::npos) << m;
   EXPECT_NE(m.find("name your mount ray-token"), std::string::npos) << m;
@@ -80,8 +84,12 @@ TEST(DuplicateMountRule, ADuplicateOfUnknownOriginSaysSoInsteadOfGuessing) {
   EXPECT_EQ(m.find("KubeRay #688"), std::string::npos) << m;
   // A known one and an unknown one: both said, each once.
   PodBuilder mixed;
-  mixed.RayWorker("c", "g").Container("ray-worker").Mount("shared-mem", "/dev/shm").Mount("dshm", "/dev/shm")
-      .Mount("a", "/data").Mount("b", "/data");
+  mixed.RayWorker("c", "g")
+      .Container("ray-worker")
+      .Mount("shared-mem", "/dev/shm")
+      .Mount("dshm", "/dev/shm")
+      .Mount("a", "/data")
+      .Mount("b", "/data");
   const std::string both = CheckDuplicateMounts(mixed.pod(), IdentifyRayPod(mixed.pod()))->message;
   EXPECT_NE(both.find("shallow copy"), std::string::npos) << both;
   EXPECT_NE(both.find("no volume KubeRay adds itself is among the other duplicates"), std::string::npos) << both;

@@ -7,11 +7,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "support/base64_decode.h"
-#include "support/fixture_files.h"
-
 #include "core/base64.h"
 #include "ray_webhook/core/review_handler.h"
+#include "support/base64_decode.h"
+#include "support/fixture_files.h"
 
 namespace ray_webhook {
 namespace {
@@ -22,7 +21,6 @@ using testing::kFixtures;
 using testing::ReadFixture;
 
 json ReadJson(const fs::path& relative) { return json::parse(ReadFixture(relative)); }
-
 
 json Review(const json& review, Endpoint endpoint) {
   ReviewDecoder decoder;
@@ -65,7 +63,8 @@ TEST_P(FixtureTest, AnswerMatchesExpectation) {
       ASSERT_TRUE(resp.contains("warnings"));
       for (const auto& fragment : want["warnings_contain"]) {
         bool found = false;
-        for (const auto& w : resp["warnings"]) found |= w.get<std::string>().find(fragment.get<std::string>()) != std::string::npos;
+        for (const auto& w : resp["warnings"])
+          found |= w.get<std::string>().find(fragment.get<std::string>()) != std::string::npos;
         EXPECT_TRUE(found) << "no warning contains " << fragment;
       }
     } else {
@@ -88,8 +87,8 @@ TEST_P(FixtureTest, AnswerMatchesExpectation) {
       EXPECT_FALSE(op["op"] == "replace" && op["value"].is_array()) << op.dump();
     }
     const json patched = review["request"]["object"].patch(patch);
-    EXPECT_EQ(patched, ReadJson(fs::path("expected") / want["pod"].get<std::string>()))
-        << "patched pod:\n" << patched.dump(2);
+    EXPECT_EQ(patched, ReadJson(fs::path("expected") / want["pod"].get<std::string>())) << "patched pod:\n"
+                                                                                        << patched.dump(2);
 
     // Idempotence: the patched Pod, sent again, needs nothing more, and passes validation.
     json again = review;
@@ -102,14 +101,13 @@ TEST_P(FixtureTest, AnswerMatchesExpectation) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(CaseNames()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(CaseNames()), [](const auto& info) {
+  std::string name = info.param;
+  for (char& c : name) {
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+});
 
 TEST(FixtureSet, CoversEveryKubeRayReleaseShape) {
   const auto names = CaseNames();

@@ -72,7 +72,11 @@ TEST(FqdnMutation, ExistingEntriesWinWhateverTheirValue) {
 
 TEST(FqdnMutation, ShortRayAddressIsRewrittenInPlace) {
   PodBuilder b;
-  b.RayWorker("rc").Container("ray-worker").Env("RAY_ADDRESS", "rc-head-svc:6379").Env("FQ_RAY_IP", "x").Env("RAY_IP", "rc-head-svc");
+  b.RayWorker("rc")
+      .Container("ray-worker")
+      .Env("RAY_ADDRESS", "rc-head-svc:6379")
+      .Env("FQ_RAY_IP", "x")
+      .Env("RAY_IP", "rc-head-svc");
   const Decision d = Plan(b);
   ASSERT_EQ(d.patch.size(), 1u);
   EXPECT_EQ(d.patch[0].op, "replace");
@@ -82,7 +86,12 @@ TEST(FqdnMutation, ShortRayAddressIsRewrittenInPlace) {
 
 TEST(FqdnMutation, AddressInCommandElements) {
   PodBuilder b;
-  b.RayWorker("rc").Container("ray-worker").Command("ray").Command("start").Command("--address=rc-head-svc:6379").EmptyEnvList();
+  b.RayWorker("rc")
+      .Container("ray-worker")
+      .Command("ray")
+      .Command("start")
+      .Command("--address=rc-head-svc:6379")
+      .EmptyEnvList();
   const Decision d = Plan(b);
   const PatchOperation* op = FindOp(d, "/spec/containers/0/command/2");
   ASSERT_NE(op, nullptr);
@@ -107,8 +116,12 @@ TEST(FqdnMutation, HeadRayContainerAndSidecarsAreUntouched) {
   b.RayHead("rc").Container("ray-head").Arg("ray start --head").Container("autoscaler");
   EXPECT_TRUE(Plan(b).patch.empty());
   PodBuilder w;
-  w.RayWorker("rc").Container("ray-worker").Env("FQ_RAY_IP", "a").Env("RAY_IP", "b").Container("sidecar").Arg(
-      "x --address=rc-head-svc:6379");
+  w.RayWorker("rc")
+      .Container("ray-worker")
+      .Env("FQ_RAY_IP", "a")
+      .Env("RAY_IP", "b")
+      .Container("sidecar")
+      .Arg("x --address=rc-head-svc:6379");
   EXPECT_TRUE(Plan(w).patch.empty());
 }
 
@@ -119,8 +132,11 @@ TEST(FqdnMutation, TwoBareHostsOnlyTheFirstIsTheHeadAndTheResultIsStable) {
   ASSERT_FALSE(d.patch.empty());
   EXPECT_EQ(d.patch[0].value, Str("ray start --address=first.default.svc.cluster.local:1 --address=second:2"));
   PodBuilder after;
-  after.RayWorker("rc").Container("ray-worker").Arg(std::get<std::string>(d.patch[0].value)).Env("RAY_IP", "$(X)").Env(
-      "FQ_RAY_IP", "first.default.svc.cluster.local");
+  after.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg(std::get<std::string>(d.patch[0].value))
+      .Env("RAY_IP", "$(X)")
+      .Env("FQ_RAY_IP", "first.default.svc.cluster.local");
   EXPECT_TRUE(Plan(after).patch.empty());
 }
 

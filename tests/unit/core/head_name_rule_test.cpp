@@ -40,8 +40,11 @@ TEST(PlanHeadName, NamedHeadsAndWorkersAreLeftAlone) {
 
 TEST(PlanHeadName, AutoscalerV2OnOldRayWarnsInstead) {
   PodBuilder b;
-  b.RayHead("rc").GenerateName("rc-head-").Container("ray-head").Image("rayproject/ray:2.9.0").Env(
-      "RAY_enable_autoscaler_v2", "1");
+  b.RayHead("rc")
+      .GenerateName("rc-head-")
+      .Container("ray-head")
+      .Image("rayproject/ray:2.9.0")
+      .Env("RAY_enable_autoscaler_v2", "1");
   Decision d;
   PlanHeadName(b.pod(), Id(b), d);
   EXPECT_TRUE(d.patch.empty());
@@ -67,8 +70,8 @@ TEST(CheckHeadName, OtherNamesAreDeniedWithExplanation) {
   ASSERT_TRUE(denial);
   EXPECT_EQ(denial->code, 403);
   EXPECT_EQ(denial->rule, kHeadNameRule);
-  for (const char* fragment : {"\"raycluster-kuberay-head\"", "\"raycluster-kuberay-head-x7k2p\"", "second head",
-                               "--head-uniqueness"}) {
+  for (const char* fragment :
+       {"\"raycluster-kuberay-head\"", "\"raycluster-kuberay-head-x7k2p\"", "second head", "--head-uniqueness"}) {
     EXPECT_NE(denial->message.find(fragment), std::string::npos) << fragment << " in " << denial->message;
   }
 }
@@ -81,8 +84,11 @@ TEST(CheckHeadName, AllowedCases) {
   unnamed.RayHead("rc").GenerateName("rc-head-").Container("ray-head");
   EXPECT_FALSE(CheckHeadName(unnamed.pod(), Id(unnamed), ""));
   PodBuilder v2;
-  v2.RayHead("rc").Name("rc-head-abcde").Container("ray-head").Image("rayproject/ray:2.46.0").Env(
-      "RAY_enable_autoscaler_v2", "true");
+  v2.RayHead("rc")
+      .Name("rc-head-abcde")
+      .Container("ray-head")
+      .Image("rayproject/ray:2.46.0")
+      .Env("RAY_enable_autoscaler_v2", "true");
   EXPECT_FALSE(CheckHeadName(v2.pod(), Id(v2), ""));
   PodBuilder worker;
   worker.RayWorker("rc").Name("rc-worker-abc").Container("ray-worker");

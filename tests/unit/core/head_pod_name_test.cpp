@@ -35,7 +35,7 @@ TEST(DeterministicHeadPodName, LongerNamesKeepAPrefixAndAHashOfTheWhole) {
 // The two cluster names of one RayService upgrade, as KubeRay 1.3 (GenerateRayClusterName:
 // <service>-raycluster-<5 random>) and 1.4+ (<service>-<5 random>) make them.
 TEST(DeterministicHeadPodName, TheOldAndTheNewClusterOfARayServiceUpgradeNeverShareAName) {
-  const std::string service_38 = "recommendation-serving-production-east";   // 38 characters
+  const std::string service_38 = "recommendation-serving-production-east";  // 38 characters
   // 45 characters leave at most 4 random ones within KubeRay's 50, 49 none.
   const std::string service_49 = "recommendation-serving-production-us-east-two-blu";
   ASSERT_EQ(service_38.size(), 38u);

@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ray_webhook {
@@ -12,9 +11,14 @@ namespace {
 
 TEST(JsonWriter, EscapesWhatRfc8259Requires) {
   std::string out;
-  JsonWriter(out).String(std::string("a\"b\\c\nd\te\x01\x1f" "f\xc3\xa9/", 15));
+  JsonWriter(out).String(
+      std::string("a\"b\\c\nd\te\x01\x1f"
+                  "f\xc3\xa9/",
+                  15));
   EXPECT_EQ(out, "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001ff\xc3\xa9/\"");
-  EXPECT_EQ(nlohmann::json::parse(out), std::string("a\"b\\c\nd\te\x01\x1f" "f\xc3\xa9/", 15));
+  EXPECT_EQ(nlohmann::json::parse(out), std::string("a\"b\\c\nd\te\x01\x1f"
+                                                    "f\xc3\xa9/",
+                                                    15));
 }
 
 TEST(JsonWriter, RawAndStringCompose) {
@@ -34,11 +38,16 @@ TEST(JsonWriter, EveryByteValueAtEveryOffsetOfTheWordScan) {
       std::string want = "\"";
       for (char ch : text) {
         const auto c = static_cast<unsigned char>(ch);
-        if (c == '"') want += "\\\"";
-        else if (c == '\\') want += "\\\\";
-        else if (c == '\n') want += "\\n";
-        else if (c == '\r') want += "\\r";
-        else if (c == '\t') want += "\\t";
+        if (c == '"')
+          want += "\\\"";
+        else if (c == '\\')
+          want += "\\\\";
+        else if (c == '\n')
+          want += "\\n";
+        else if (c == '\r')
+          want += "\\r";
+        else if (c == '\t')
+          want += "\\t";
         else if (c < 0x20) {
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", c);

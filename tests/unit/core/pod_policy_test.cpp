@@ -86,7 +86,8 @@ TEST(PodPolicy, NamespaceFallsBackToTheObject) {
   r.pod->metadata.namespace_name = "from-object";
   const Decision d = Decide(r, Endpoint::kMutate, PolicyConfig{});
   ASSERT_FALSE(d.patch.empty());
-  EXPECT_EQ(std::get<std::string>(d.patch[0].value), "ray start --address=rc-head-svc.from-object.svc.cluster.local:6379");
+  EXPECT_EQ(std::get<std::string>(d.patch[0].value),
+            "ray start --address=rc-head-svc.from-object.svc.cluster.local:6379");
 }
 
 TEST(PodPolicy, NoNamespaceAtAllMeansNoGuessedAddress) {
@@ -101,7 +102,6 @@ PodBuilder HeadNamed(std::string name) {
   b.RayHead("rc").Name(std::move(name)).Container("ray-head");
   return b;
 }
-
 
 TEST(PodPolicy, HeadLookupIsNeededOnlyForHeadCreateOnValidate) {
   const PodBuilder head_pod = HeadNamed("rc-head");

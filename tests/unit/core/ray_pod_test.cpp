@@ -80,11 +80,14 @@ TEST(HeadServiceName, DefaultsToKubeRaysName) {
 // still name <svc>, or a second call could pick another host (idempotence).
 TEST(HeadServiceName, FirstAddressDecidesEvenOnceQualified) {
   PodBuilder once;
-  once.RayWorker("rc").Container("ray-worker").Arg("ray start --address=10.0.0.1:1 --address=first:1 --address=second:2");
+  once.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg("ray start --address=10.0.0.1:1 --address=first:1 --address=second:2");
   EXPECT_EQ(HeadServiceName(once.pod(), *IdentifyRayPod(once.pod()), "ns", "cluster.local"), "first");
   PodBuilder twice;
-  twice.RayWorker("rc").Container("ray-worker").Arg(
-      "ray start --address=10.0.0.1:1 --address=first.ns.svc.cluster.local:1 --address=second:2");
+  twice.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg("ray start --address=10.0.0.1:1 --address=first.ns.svc.cluster.local:1 --address=second:2");
   EXPECT_EQ(HeadServiceName(twice.pod(), *IdentifyRayPod(twice.pod()), "ns", "cluster.local"), "first");
   PodBuilder other_ns;
   other_ns.RayWorker("rc").Container("ray-worker").Arg("ray start --address=first.other.svc.cluster.local:1");
@@ -99,8 +102,13 @@ TEST(HeadServiceFqdn, JoinsWithSvcAndDomain) {
 // getRayContainerIndex in ray-operator/controllers/ray/common/pod.go, KubeRay v0.3.0 to v0.6.0.
 TEST(RayContainerIndex, TheFirstContainerMarkedRayTrueElseTheFirst) {
   PodBuilder marked;
-  marked.RayWorker("c").Container("sidecar").Env("ray", "false").Container("ray-worker").Env("ray", "true")
-      .Container("other").Env("ray", "true");
+  marked.RayWorker("c")
+      .Container("sidecar")
+      .Env("ray", "false")
+      .Container("ray-worker")
+      .Env("ray", "true")
+      .Container("other")
+      .Env("ray", "true");
   EXPECT_EQ(RayContainerIndex(marked.pod()), 1u);
   EXPECT_EQ(RayContainer(marked.pod())->name, "ray-worker");
 

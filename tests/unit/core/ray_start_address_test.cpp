@@ -53,8 +53,8 @@ TEST(RewriteRayStartAddress, SpaceFormKeepsSeparatorAndPort) {
 }
 
 TEST(RewriteRayStartAddress, EveryOccurrenceIsRewritten) {
-  EXPECT_EQ(RewriteRayStartAddress("a --address=raycluster-kuberay-head-svc:1 && b --address raycluster-kuberay-head-svc:2;",
-                                   kSvc, kFqdn),
+  EXPECT_EQ(RewriteRayStartAddress(
+                "a --address=raycluster-kuberay-head-svc:1 && b --address raycluster-kuberay-head-svc:2;", kSvc, kFqdn),
             "a --address=raycluster-kuberay-head-svc.default.svc.cluster.local:1 && b --address "
             "raycluster-kuberay-head-svc.default.svc.cluster.local:2;");
 }

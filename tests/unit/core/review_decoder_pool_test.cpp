@@ -71,7 +71,8 @@ TEST(ReviewDecoderPool, ConcurrentReviewsEachDecodeTheirOwnBody) {
       for (int i = 0; i < 200; ++i) {
         ReviewDecoderPool::Lease lease = pool.Acquire();
         Decoded r = lease->Decode(body);
-        if (!RequestOf(r) || !RequestOf(r)->pod || Lookup(RequestOf(r)->pod->metadata.labels, "ray.io/node-type") != want) {
+        if (!RequestOf(r) || !RequestOf(r)->pod ||
+            Lookup(RequestOf(r)->pod->metadata.labels, "ray.io/node-type") != want) {
           ++wrong;
         }
       }

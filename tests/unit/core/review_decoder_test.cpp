@@ -2,14 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include "support/fixture_files.h"
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "support/fixture_files.h"
 
 namespace ray_webhook {
 namespace {
@@ -79,8 +78,8 @@ TEST(ReviewDecoder, NullObjectOnDeleteIsNotAPod) {
 
 TEST(ReviewDecoder, EscapedStringsAreUnescaped) {
   ReviewDecoder decoder;
-  Decoded r = decoder.Decode(
-      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"a\"b\u00e9"}})");
+  Decoded r =
+      decoder.Decode(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"a\"b\u00e9"}})");
   ASSERT_TRUE(RequestOf(r)) << r.error();
   EXPECT_EQ(RequestOf(r)->uid, "a\"b\xc3\xa9");
 }
@@ -102,14 +101,14 @@ TEST(ReviewDecoder, BadBodiesGetPreciseErrors) {
 
 // Everything Decode fills in, one field per line, to compare two results.
 std::string Describe(const AdmissionRequest& r) {
-  std::string out = std::string(ApiVersionString(r.version)) + " uid=" + std::string(r.uid) + " op=" +
-                    std::string(r.operation) + " ns=" + std::string(r.namespace_name) + " name=" +
-                    std::string(r.name) + " kind=" + std::string(r.kind.group) + "/" + std::string(r.kind.version) +
-                    "/" + std::string(r.kind.kind) + "\n";
+  std::string out = std::string(ApiVersionString(r.version)) + " uid=" + std::string(r.uid) +
+                    " op=" + std::string(r.operation) + " ns=" + std::string(r.namespace_name) +
+                    " name=" + std::string(r.name) + " kind=" + std::string(r.kind.group) + "/" +
+                    std::string(r.kind.version) + "/" + std::string(r.kind.kind) + "\n";
   if (!r.pod) return out + "no pod\n";
   const ObjectMeta& m = r.pod->metadata;
-  out += "meta " + std::string(m.name) + " " + std::string(m.generate_name) + " " + std::string(m.namespace_name) +
-         "\n";
+  out +=
+      "meta " + std::string(m.name) + " " + std::string(m.generate_name) + " " + std::string(m.namespace_name) + "\n";
   for (const auto& [k, v] : m.labels) out += "label " + std::string(k) + "=" + std::string(v) + "\n";
   for (const auto& [k, v] : m.annotations) out += "annotation " + std::string(k) + "=" + std::string(v) + "\n";
   const std::pair<const char*, const std::vector<Container>*> lists[] = {{"container", &r.pod->containers},

@@ -6,7 +6,6 @@
 
 #include "support/fixture_files.h"
 
-
 namespace ray_webhook {
 namespace {
 

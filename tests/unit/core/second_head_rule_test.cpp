@@ -31,8 +31,8 @@ TEST(SecondHeadRule, PendingAndUnknownPhasesAreLive) {
 }
 
 TEST(SecondHeadRule, TerminatingFailedSucceededAndSelfAreNotLive) {
-  EXPECT_FALSE(Check({{"a", "Running", true}, {"b", "Failed", false}, {"c", "Succeeded", false},
-                      {"rc-head", "Running", false}}));
+  EXPECT_FALSE(Check(
+      {{"a", "Running", true}, {"b", "Failed", false}, {"c", "Succeeded", false}, {"rc-head", "Running", false}}));
 }
 
 TEST(SecondHeadRule, ALookupFailureIsWordedWithItsCause) {

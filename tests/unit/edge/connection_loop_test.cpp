@@ -40,8 +40,8 @@ using Clock = std::chrono::steady_clock;
 class TestExchange final : public HttpExchange {
  public:
   bool AcceptsBody(const RequestHead& head) override { return head.path != "/refuse"; }
-  Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
-                bool may_block, std::string* out, bool* client_closed) override {
+  Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close, bool may_block,
+               std::string* out, bool* client_closed) override {
     if (head.path == "/slow" && !may_block) return Reply::kNeedsBlockingThread;
     if (head.path == "/slow") {
       on_worker.fetch_add(1);
@@ -123,7 +123,8 @@ class Client {
   }
   bool Handshake() { return connected_ && (ssl_ == nullptr || SSL_connect(ssl_) == 1); }
   bool Send(const std::string& bytes) {
-    if (ssl_ == nullptr) return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+    if (ssl_ == nullptr)
+      return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
     return SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) == static_cast<int>(bytes.size());
   }
   bool SendRaw(const std::string& bytes) {
@@ -264,7 +265,8 @@ TEST_F(ConnectionLoopTest, ARequestThatWaitsIsAnsweredOnAWorkerWithoutHoldingThe
 TEST_F(ConnectionLoopTest, ARefusedRequestIsAnsweredAndItsConnectionClosed) {
   Begin();
   auto chunked = Connect();
-  ASSERT_TRUE(chunked->Send("POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + Get("/x")));
+  ASSERT_TRUE(
+      chunked->Send("POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + Get("/x")));
   EXPECT_TRUE(chunked->Answer().starts_with("HTTP/1.1 411 "));
   EXPECT_TRUE(chunked->SeesClose());
 

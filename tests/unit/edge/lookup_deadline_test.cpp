@@ -24,10 +24,10 @@ TEST(ParseGoDurationTest, RefusesWhatIsNotADuration) {
 
 // kube-apiserver appends ?timeout=<timeoutSeconds>s (staging/src/k8s.io/apiserver/pkg/util/webhook/webhook.go).
 TEST(LookupDeadlineTest, LeavesTheApiServerAMarginOfItsOwnTimeout) {
-  EXPECT_EQ(LookupDeadline("10s", 30s), 9s);       // margin 1 s at most
-  EXPECT_EQ(LookupDeadline("2s", 30s), 1500ms);    // a quarter of it
+  EXPECT_EQ(LookupDeadline("10s", 30s), 9s);     // margin 1 s at most
+  EXPECT_EQ(LookupDeadline("2s", 30s), 1500ms);  // a quarter of it
   EXPECT_EQ(LookupDeadline("1s", 30s), 750ms);
-  EXPECT_EQ(LookupDeadline("10s", 2s), 2s);        // the flag when it is smaller
+  EXPECT_EQ(LookupDeadline("10s", 2s), 2s);  // the flag when it is smaller
 }
 
 TEST(LookupDeadlineTest, WithoutAUsableTimeoutTheFlagDecides) {

@@ -52,9 +52,7 @@ TEST(CgroupCpuLimit, ReadsTheV1CpuControllerOfAHybridHost) {
   EXPECT_EQ(CgroupCpuLimit(CgroupFixture("v1-hybrid-unlimited")), 0u);  // cpu.cfs_quota_us -1
 }
 
-TEST(CgroupCpuLimit, NothingReadableIsNoLimit) {
-  EXPECT_EQ(CgroupCpuLimit(CgroupFixture("absent")), 0u);
-}
+TEST(CgroupCpuLimit, NothingReadableIsNoLimit) { EXPECT_EQ(CgroupCpuLimit(CgroupFixture("absent")), 0u); }
 
 TEST(UsableCpus, NeverMoreThanTheAffinityAllowsAndAtLeastOne) {
   cpu_set_t set;

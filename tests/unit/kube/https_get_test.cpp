@@ -25,9 +25,9 @@ TEST(ParseHttpsUrlTest, TakesHostsPortsAndAnyIpv6Literal) {
 }
 
 TEST(ParseHttpsUrlTest, RefusesWhatIsNotOneHttpsAuthority) {
-  for (const char* bad : {"http://10.0.0.1", "https://", "https://[fd00::1", "https://[not-v6]:443",
-                          "https://host:0", "https://host:65536", "https://host:", "https://host/api",
-                          "https://user@host", "https://host:44x"}) {
+  for (const char* bad :
+       {"http://10.0.0.1", "https://", "https://[fd00::1", "https://[not-v6]:443", "https://host:0",
+        "https://host:65536", "https://host:", "https://host/api", "https://user@host", "https://host:44x"}) {
     EXPECT_FALSE(ParseHttpsUrl(bad)) << bad;
   }
 }

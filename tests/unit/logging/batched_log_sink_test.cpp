@@ -147,8 +147,8 @@ TEST(BatchedLogSink, LinesBeyondThePendingLimitAreDroppedAndCounted) {
   EXPECT_EQ(sink->dropped(), 3u);
   logger->flush();
   const std::string line = "info " + field + "\n";
-  EXPECT_EQ(pipe.Drain(), line + line +
-                              "ray-webhook: 3 log lines were dropped because the log output could not keep up\n");
+  EXPECT_EQ(pipe.Drain(),
+            line + line + "ray-webhook: 3 log lines were dropped because the log output could not keep up\n");
 }
 
 TEST(BatchedLogSink, AFailedWriteDropsTheBatchAndLoggingGoesOn) {

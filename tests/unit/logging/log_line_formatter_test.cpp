@@ -27,8 +27,8 @@ spdlog::details::log_msg Message(spdlog::log_clock::time_point when, spdlog::lev
 }
 
 spdlog::log_clock::time_point At(std::int64_t epoch_seconds, std::int64_t micros = 0) {
-  return spdlog::log_clock::time_point(std::chrono::duration_cast<spdlog::log_clock::duration>(
-      seconds(epoch_seconds) + microseconds(micros)));
+  return spdlog::log_clock::time_point(
+      std::chrono::duration_cast<spdlog::log_clock::duration>(seconds(epoch_seconds) + microseconds(micros)));
 }
 
 TEST(LogLineFormatter, WritesUtcTimeToTheMicrosecondLevelAndMessage) {
@@ -46,9 +46,14 @@ TEST(LogLineFormatter, MatchesSpdlogsPatternFormatterForThePattern) {
   LogLineFormatter mine;
   const std::vector<spdlog::log_clock::time_point> times = {
       // Not second 0: pattern_formatter's cache starts there, so it writes 1900-01-00 for it.
-      At(1), At(59, 999999), At(951782400, 500000) /* 2000-02-29 */, At(1796061947, 123456),
-      At(1796061947, 123999) /* same second: the cached prefix */, At(1796061948) /* next second */,
-      At(1798761599, 999999) /* 2026-12-31T23:59:59 */, At(1798761600) /* 2027-01-01 */,
+      At(1),
+      At(59, 999999),
+      At(951782400, 500000) /* 2000-02-29 */,
+      At(1796061947, 123456),
+      At(1796061947, 123999) /* same second: the cached prefix */,
+      At(1796061948) /* next second */,
+      At(1798761599, 999999) /* 2026-12-31T23:59:59 */,
+      At(1798761600) /* 2027-01-01 */,
       At(7258118399, 1) /* 2199-12-31T23:59:59 */,
   };
   const std::vector<spdlog::level::level_enum> levels = {spdlog::level::trace, spdlog::level::debug,
