@@ -447,7 +447,7 @@ Usage:
       text += "\n" + std::string(section) + ":\n";
     }
     std::string line = "  " + std::string(f.name) + " " + std::string(f.argument);
-    line.resize(std::max<std::size_t>(line.size() + 1, 27), ' ');
+    line.resize(std::max<std::size_t>(line.size() + 1, 29), ' ');
     line += f.help;
     if (const std::string shown = f.shown(defaults); !shown.empty()) line += " (default " + shown + ")";
     text += line + "\n";

@@ -13,6 +13,8 @@
 //  - /mutate: the FQDN mutation, and the deterministic head name;
 //  - /validate (never patches): HeadNameRule, SecondHeadRule, and warnings
 //    for duplicate env names.
+// The rules return findings; only this policy applies each rule's mode
+// (PolicyConfig) and decides what a failed head lookup means.
 #pragma once
 
 #include <string_view>

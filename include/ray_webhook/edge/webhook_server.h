@@ -9,7 +9,7 @@
 // (cpp-httplib's defaults of no TCP_NODELAY and 5 requests per connection
 // cost a keep-alive client about 44 ms per request: Nagle's algorithm against
 // delayed ACK). The serving certificate is reloaded when its files change,
-// connections grow threads on demand, and slow clients are cut off.
+// and slow clients are cut off (ConnectionLoop).
 #pragma once
 
 #include <memory>

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 
 namespace ray_webhook {
@@ -203,6 +204,45 @@ TEST(CommandLine, ReviewHelpVersion) {
   EXPECT_EQ(Parse({"--help"})->kind, CommandKind::kHelp);
   EXPECT_EQ(Parse({"--version"})->kind, CommandKind::kVersion);
   EXPECT_NE(UsageText().find("--cluster-domain"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ray_webhook
+
+namespace ray_webhook {
+namespace {
+
+// README.md's flag table ("Command line") and the flag table agree: every
+// flag is documented with its argument, and its documented default starts
+// with the one --help prints from a default configuration.
+TEST(CommandLine, ReadmeDocumentsEveryFlagWithItsDefault) {
+  std::ifstream in(RAY_WEBHOOK_README);
+  ASSERT_TRUE(in) << RAY_WEBHOOK_README;
+  std::map<std::string, std::pair<std::string, std::string>> rows;  // flag -> argument, default
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("| `--")) continue;
+    std::vector<std::string> cells;
+    for (std::size_t from = 1, bar; (bar = line.find(" |", from)) != std::string::npos; from = bar + 2) {
+      std::string cell = line.substr(from, bar - from);
+      std::erase(cell, '`');
+      const std::size_t first = cell.find_first_not_of(' ');
+      cells.push_back(first == std::string::npos ? "" : cell.substr(first));
+    }
+    if (cells.size() < 2) continue;
+    const std::size_t space = cells[0].find(' ');
+    rows[cells[0].substr(0, space)] = {space == std::string::npos ? "" : cells[0].substr(space + 1), cells[1]};
+  }
+  const ServeSettings defaults;
+  for (const ServeFlag& flag : ServeFlags()) {
+    const auto row = rows.find(std::string(flag.name));
+    ASSERT_NE(row, rows.end()) << flag.name << " is not in README.md's flag table";
+    EXPECT_EQ(row->second.first, flag.argument) << flag.name;
+    const std::string shown = flag.shown(defaults);
+    if (!shown.empty())
+      EXPECT_TRUE(row->second.second.starts_with(shown))
+          << flag.name << ": README says \"" << row->second.second << "\", --help \"" << shown << "\"";
+  }
+  EXPECT_EQ(rows.size(), ServeFlags().size()) << "README.md documents a flag the command line does not know";
 }
 
 }  // namespace
