@@ -112,16 +112,10 @@ int main(int argc, char** argv) {
   }
   const Command& cmd = *parsed;
   switch (cmd.kind) {
-    case CommandKind::kHelp:
-      std::cout << UsageText();
-      return 0;
-    case CommandKind::kVersion:
-      std::cout << "ray-webhook " << RAY_WEBHOOK_VERSION << "\n";
-      return 0;
-    case CommandKind::kReview:
-      return RunReview(cmd);
-    case CommandKind::kServe:
-      return RunServe(cmd.config, cmd.log_level);
+    case CommandKind::kHelp: std::cout << UsageText(); return 0;
+    case CommandKind::kVersion: std::cout << "ray-webhook " << RAY_WEBHOOK_VERSION << "\n"; return 0;
+    case CommandKind::kReview: return RunReview(cmd);
+    case CommandKind::kServe: return RunServe(cmd.config, cmd.log_level);
   }
   return 2;
 }

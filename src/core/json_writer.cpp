@@ -48,21 +48,11 @@ JsonWriter& JsonWriter::String(std::string_view text) {
     const auto c = static_cast<unsigned char>(text[i]);
     out_.append(text.substr(start, i - start));
     switch (c) {
-      case '"':
-        out_ += "\\\"";
-        break;
-      case '\\':
-        out_ += "\\\\";
-        break;
-      case '\n':
-        out_ += "\\n";
-        break;
-      case '\r':
-        out_ += "\\r";
-        break;
-      case '\t':
-        out_ += "\\t";
-        break;
+      case '"': out_ += "\\\""; break;
+      case '\\': out_ += "\\\\"; break;
+      case '\n': out_ += "\\n"; break;
+      case '\r': out_ += "\\r"; break;
+      case '\t': out_ += "\\t"; break;
       default:
         out_ += "\\u00";
         out_ += kHex[c >> 4];

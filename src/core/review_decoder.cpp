@@ -283,19 +283,15 @@ bool IsCorePod(const GroupVersionKind& kind) {
 // Reads a scalar root, to tell valid JSON that is not an object from a bare word.
 error_code ReadScalar(od::document& doc, od::json_type type) {
   switch (type) {
-    case od::json_type::string:
-      return doc.get_string().error();
-    case od::json_type::number:
-      return doc.get_number().error();
-    case od::json_type::boolean:
-      return doc.get_bool().error();
+    case od::json_type::string: return doc.get_string().error();
+    case od::json_type::number: return doc.get_number().error();
+    case od::json_type::boolean: return doc.get_bool().error();
     case od::json_type::null: {
       bool null = false;
       const error_code e = doc.is_null().get(null);
       return e != SUCCESS ? e : null ? SUCCESS : simdjson::N_ATOM_ERROR;
     }
-    default:
-      return SUCCESS;
+    default: return SUCCESS;
   }
 }
 

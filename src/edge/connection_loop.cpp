@@ -530,39 +530,26 @@ struct EventLoop {
             return;
           }
           switch (Frame(c)) {
-            case FrameStep::kAnswered:
-              ++requests;
-              continue;
-            case FrameStep::kWriting:
-              continue;
-            case FrameStep::kStopped:
-              return;
-            case FrameStep::kNeedMore:
-              break;
+            case FrameStep::kAnswered: ++requests; continue;
+            case FrameStep::kWriting: continue;
+            case FrameStep::kStopped: return;
+            case FrameStep::kNeedMore: break;
           }
           switch (Fill(c)) {
-            case Io::kDone:
-              continue;
-            case Io::kWantRead:
-              return Want(c, EPOLLIN);
-            case Io::kWantWrite:
-              return Want(c, EPOLLOUT);
+            case Io::kDone: continue;
+            case Io::kWantRead: return Want(c, EPOLLIN);
+            case Io::kWantWrite: return Want(c, EPOLLOUT);
             case Io::kEof:
-            case Io::kError:
-              return Close(c);
+            case Io::kError: return Close(c);
           }
           return;
         }
         case Connection::Phase::kWrite: {
           switch (Flush(c)) {
-            case Io::kDone:
-              break;
-            case Io::kWantWrite:
-              return Want(c, EPOLLOUT);
-            case Io::kWantRead:
-              return Want(c, EPOLLIN);
-            default:
-              return Close(c);
+            case Io::kDone: break;
+            case Io::kWantWrite: return Want(c, EPOLLOUT);
+            case Io::kWantRead: return Want(c, EPOLLIN);
+            default: return Close(c);
           }
           if (c->close_after_write) return StartLinger(c);
           if (c->answer_in_out) {
@@ -573,10 +560,8 @@ struct EventLoop {
           c->phase = Connection::Phase::kRead;
           continue;
         }
-        case Connection::Phase::kLinger:
-          return DrainLinger(c);
-        case Connection::Phase::kJob:
-          return;
+        case Connection::Phase::kLinger: return DrainLinger(c);
+        case Connection::Phase::kJob: return;
       }
     }
   }
@@ -592,11 +577,8 @@ struct EventLoop {
         case HeadScanner::State::kNeedMore:
           if (c->in_size > 0) MarkBusy(c);
           return FrameStep::kNeedMore;
-        case HeadScanner::State::kRefused:
-          RefuseAndClose(c, c->scanner.refusal());
-          return FrameStep::kWriting;
-        case HeadScanner::State::kComplete:
-          break;
+        case HeadScanner::State::kRefused: RefuseAndClose(c, c->scanner.refusal()); return FrameStep::kWriting;
+        case HeadScanner::State::kComplete: break;
       }
       MarkBusy(c);
       Refusal refusal;
@@ -775,14 +757,10 @@ struct EventLoop {
         return Io::kDone;
       }
       switch (SSL_get_error(c->ssl, r)) {
-        case SSL_ERROR_WANT_READ:
-          return Io::kWantRead;
-        case SSL_ERROR_WANT_WRITE:
-          return Io::kWantWrite;
-        case SSL_ERROR_ZERO_RETURN:
-          return Io::kEof;
-        default:
-          return Io::kError;
+        case SSL_ERROR_WANT_READ: return Io::kWantRead;
+        case SSL_ERROR_WANT_WRITE: return Io::kWantWrite;
+        case SSL_ERROR_ZERO_RETURN: return Io::kEof;
+        default: return Io::kError;
       }
     }
     for (;;) {
@@ -809,12 +787,9 @@ struct EventLoop {
           continue;
         }
         switch (SSL_get_error(c->ssl, r)) {
-          case SSL_ERROR_WANT_WRITE:
-            return Io::kWantWrite;
-          case SSL_ERROR_WANT_READ:
-            return Io::kWantRead;
-          default:
-            return Io::kError;
+          case SSL_ERROR_WANT_WRITE: return Io::kWantWrite;
+          case SSL_ERROR_WANT_READ: return Io::kWantRead;
+          default: return Io::kError;
         }
       }
       const ssize_t r = ::send(c->fd, at, left, MSG_NOSIGNAL);

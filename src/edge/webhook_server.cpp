@@ -152,24 +152,15 @@ class Exchange final : public HttpExchange {
   // The Status reason and the HTTP reason phrase (RFC 9110) of each refusal.
   static std::pair<std::string_view, std::string_view> StatusNames(int status) {
     switch (status) {
-      case 411:
-        return {"LengthRequired", "Length Required"};
-      case 413:
-        return {"RequestEntityTooLarge", "Content Too Large"};
-      case 414:
-        return {"RequestURITooLong", "URI Too Long"};
-      case 415:
-        return {"UnsupportedMediaType", "Unsupported Media Type"};
-      case 417:
-        return {"ExpectationFailed", "Expectation Failed"};
-      case 431:
-        return {"RequestHeaderFieldsTooLarge", "Request Header Fields Too Large"};
-      case 503:
-        return {"ServiceUnavailable", "Service Unavailable"};
-      case 505:
-        return {"HTTPVersionNotSupported", "HTTP Version Not Supported"};
-      default:
-        return {"BadRequest", "Bad Request"};
+      case 411: return {"LengthRequired", "Length Required"};
+      case 413: return {"RequestEntityTooLarge", "Content Too Large"};
+      case 414: return {"RequestURITooLong", "URI Too Long"};
+      case 415: return {"UnsupportedMediaType", "Unsupported Media Type"};
+      case 417: return {"ExpectationFailed", "Expectation Failed"};
+      case 431: return {"RequestHeaderFieldsTooLarge", "Request Header Fields Too Large"};
+      case 503: return {"ServiceUnavailable", "Service Unavailable"};
+      case 505: return {"HTTPVersionNotSupported", "HTTP Version Not Supported"};
+      default: return {"BadRequest", "Bad Request"};
     }
   }
 

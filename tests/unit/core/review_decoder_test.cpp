@@ -8,15 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "support/decoded_request.h"
 #include "support/fixture_files.h"
 
 namespace ray_webhook {
 namespace {
-
-using Decoded = Result<const AdmissionRequest*>;
-
-// The decoded request, or nullptr when decoding failed.
-const AdmissionRequest* RequestOf(const Decoded& d) { return d.ok() ? *d : nullptr; }
 
 using testing::ReadFixture;
 
