@@ -110,6 +110,7 @@ build_all() {
   build kubectl "$e2e" ./cmd/kubectl || ok=1
   build recorder "$e2e" ./cmd/recorder || ok=1
   build podload "$e2e" ./cmd/podload || ok=1
+  build fakenode "$e2e" ./cmd/fakenode || ok=1
   for r in $(operator_releases); do
     build "$r" "$e2e/$r" github.com/ray-project/kuberay/ray-operator || log "$r did not build (see $bin/$r.build.log)"
   done
@@ -482,12 +483,12 @@ remove_crds() { # remove_crds RELEASE: its custom resources first (finalizers dr
   kc delete --timeout=60s -f "$dir/config/crd/bases/" >>"$logs/crds-$1.log" 2>&1
 }
 
-start_operator() { # start_operator RELEASE
+start_operator() { # start_operator RELEASE (operator_exec set: a command that runs it, e.g. with_cluster_dns)
   local metrics probe
   metrics=$(free_port) && probe=$(free_port) || return 1
-  KUBECONFIG="$work/kubeconfig" "$bin/$1" --metrics-addr "127.0.0.1:$metrics" \
+  KUBECONFIG="$work/kubeconfig" ${operator_exec:-} "$bin/$1" --metrics-addr "127.0.0.1:$metrics" \
     --health-probe-bind-address "127.0.0.1:$probe" --enable-leader-election=false \
-    >"$logs/operator-$1.log" 2>&1 &
+    >>"$logs/operator-$1.log" 2>&1 &
   pids[kuberay]=$!
   wait_pid=${pids[kuberay]} wait_until 60 "operator $1 /readyz" curl -fsS "http://127.0.0.1:$probe/readyz" || {
     tail -20 "$logs/operator-$1.log" >&2
@@ -991,6 +992,10 @@ EOF
   quote="$(grep "already exists" "$logs/operator-$current.log" | grep -- "$rs" | grep -o 'FailedCreateHeadPod[^"]*\\"[^\\]*\\" already exists' | head -1)"
   [ -z "$quote" ] || printf '     operator log (logs/operator-%s.log): %s\n' "$current" "$(sed 's/\\n/ /; s/\\"/"/g' <<<"$quote")"
 
+  # ---- 22c. a RayService upgrade that completes, on a fake node (tests/e2e/rayservice-upgrade.sh)
+  source "$e2e/rayservice-upgrade.sh"
+  upgrade_to_completion "$current" e2e-upgrade-current
+
   # ---- 5. a second head
   copy() { # copy NAME|'' EXTRA_JQ: the stored head as a new object
     jq --arg name "$1" '.items[0] | del(.status, .metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp,
@@ -1097,6 +1102,10 @@ else
     fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
   done
 fi
+
+# ---- 22c on the other 1.x releases (the current one stopped meanwhile)
+declare -F upgrade_other_releases >/dev/null || source "$e2e/rayservice-upgrade.sh"
+upgrade_other_releases "$current"
 
 # ---- 9 and 10. two replicas under load: a restart, then a certificate rotation
 load_ns=e2e-load
