@@ -977,7 +977,8 @@ EOF
   [ -n "$h2" ] && [ "$h2" != "$h1" ] || why="$why the new head is named as the old one ($h1);"
   [ -n "$h3" ] && [ "$h3" != "$h2" ] || why="$why the forced-collision head is named as $c2's ($h2);"
   [ "$(kuberay_head "$c3")" = "$(kuberay_head "$c2")" ] || why="$why (script) KubeRay's names of $c2 and $c3 differ;"
-  refused_here="$(grep "already exists" "$logs/operator-$current.log" | grep -c -- "$rs" | tr -d ' ')"
+  # (a Pod refused: `pods \"NAME\" already exists`; not the operator's own RayCluster create racing its cache)
+  refused_here="$(grep -E 'pods \\"[^\\]*\\" already exists' "$logs/operator-$current.log" | grep -c -- "$rs" | tr -d ' ')"
   [ "$refused_here" = 0 ] || why="$why the operator logged $refused_here 'already exists' errors for $rs's Pods;"
   [ -z "$two_heads" ] || why="$why two live heads of one cluster at a poll:$two_heads"
   [ "$polls" -gt 0 ] || why="$why the heads were never listed;"

@@ -98,7 +98,7 @@ upgrade_to_completion() { # upgrade_to_completion RELEASE NAMESPACE
   first_serving() { c1="$(rs_state | cut -d'|' -f1)"; [ -n "$c1" ] && serving "$c1"; }
   new_pending() { c2="$(rs_state | cut -d'|' -f2)"; [ -n "$c2" ] && [ "$c2" != "$c1" ]; }
   head_service() { kc -n "$ns" get raycluster.ray.io "$1" -o jsonpath='{.status.head.serviceName}' 2>/dev/null; }
-  gone() { kc -n "$ns" get raycluster.ray.io "$1" -o name 2>&1 | grep -q NotFound; }
+  gone() { [[ "$(kc -n "$ns" get raycluster.ray.io "$1" -o name 2>&1)" == *NotFound* ]]; }
 
   kc -n "$ns" apply -f - >"$logs/rayservice-$ns.log" 2>&1 <<EOF
 apiVersion: ray.io/v1
@@ -155,7 +155,7 @@ EOF
   [ -z "$refused" ] || why="$why head creation refused: $refused;"
   [ "$created" = "$stored" ] || why="$why heads created (events) [$created], stored [$stored];"
   local already
-  already="$(grep "already exists" "$logs/operator-$release.log" | grep -c -- "${rs:0:30}" | tr -d ' ')"
+  already="$(grep -E 'pods \\"[^\\]*\\" already exists' "$logs/operator-$release.log" | grep -c -- "${rs:0:30}" | tr -d ' ')"
   [ "$already" = 0 ] || why="$why the operator logged $already 'already exists' errors for $rs's Pods;"
   # Exactly one head per cluster, named by ray-webhook's rule, at every poll.
   local n_polls two wrong c h k svc owner
