@@ -126,8 +126,9 @@ spec:
 EOF
   # (1) The first cluster becomes active and serving: head Ready, Serve
   # applications RUNNING on its dashboard, serve Service endpoints.
-  wait_until 120 "RayService $rs serving from its first cluster" first_serving || why="$why the first cluster never served ($(rs_state));"
-  local t_ready=$((SECONDS - t0)) svc1 owner1
+  local t_ready=- svc1 owner1
+  wait_until 120 "RayService $rs serving from its first cluster" first_serving && t_ready=$((SECONDS - t0)) \
+    || why="$why the first cluster never served ($(rs_state));"
   svc1="$(head_service "$c1")"
   owner1="$(kc -n "$ns" get raycluster.ray.io "$c1" -o jsonpath='{.metadata.ownerReferences[0].kind}' 2>/dev/null)"
   # (2) The upgrade: a head rayStartParams entry changes the cluster hash.
@@ -138,10 +139,11 @@ EOF
   fi
   # (3) The new cluster active and serving, (4) the old RayCluster deleted
   # (60 s after the switch: RayClusterDeletionDelayDuration).
+  local t_switched=- t_deleted=-
   [ -n "$why" ] || wait_until 120 "$c2 active and serving" serving "$c2" || why="$why the new cluster never became active and serving ($(rs_state));"
-  local t_switched=$((SECONDS - t0))
+  [ -n "$why" ] || t_switched=$((SECONDS - t0))
   [ -n "$why" ] || wait_until 90 "RayCluster $c1 deleted" gone "$c1" || why="$why the old RayCluster $c1 was not deleted;"
-  local t_deleted=$((SECONDS - t0))
+  [ -n "$why" ] || t_deleted=$((SECONDS - t0))
   sleep 2
   stop_pid poll-heads
 
