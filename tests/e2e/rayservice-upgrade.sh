@@ -6,8 +6,9 @@
 # wait_until, pods_of, pass, fail, log and its variables.
 #
 #   upgrade_to_completion RELEASE NAMESPACE   the check on the running RELEASE
-#   upgrade_other_releases CURRENT            the check on every other built 1.x
-#                                             release, CURRENT stopped meanwhile
+#   upgrade_other_releases CURRENT            the check on every other 1.x release
+#                                             (OPTIONAL ones with E2E_ALL_RELEASES=1),
+#                                             CURRENT stopped meanwhile
 
 upgrade_rs=rayservice-upgraded-to-completion-40char # 40 characters
 
@@ -221,6 +222,11 @@ upgrade_other_releases() { # upgrade_other_releases CURRENT
     fi
     stop_pid kuberay
     remove_crds "$r"
+  done
+  for r in "$e2e"/kuberay-v1.*/OPTIONAL; do
+    [ -f "$r" ] && [ "${E2E_ALL_RELEASES:-0}" != 1 ] || continue
+    r="$(basename "$(dirname "$r")")"
+    skip "22c KubeRay $r" "not in the default run (tests/e2e/$r/OPTIONAL: a long cold build); E2E_ALL_RELEASES=1 runs it"
   done
   if [ "$ran" = 1 ] && [ -n "$current" ] && [ -x "$bin/$current" ]; then
     install_crds "$current" && start_operator "$current" || log "the current operator $current did not start again"
