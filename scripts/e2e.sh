@@ -97,9 +97,12 @@ module_dir() {
   (cd "$1" && go mod download "$2" && go list -m -f '{{.Dir}}' "$2")
 }
 
-operator_releases() {
+operator_releases() { # a folder with a file OPTIONAL (a long cold build) only with E2E_ALL_RELEASES=1
   local d
-  for d in "$e2e"/kuberay-v*/; do [ -f "$d/go.mod" ] && basename "$d"; done
+  for d in "$e2e"/kuberay-v*/; do
+    [ -f "$d/OPTIONAL" ] && [ "${E2E_ALL_RELEASES:-0}" != 1 ] && continue
+    [ -f "$d/go.mod" ] && basename "$d"
+  done
 }
 
 build_all() {
@@ -110,6 +113,7 @@ build_all() {
   build kubectl "$e2e" ./cmd/kubectl || ok=1
   build recorder "$e2e" ./cmd/recorder || ok=1
   build podload "$e2e" ./cmd/podload || ok=1
+  build fakenode "$e2e" ./cmd/fakenode || ok=1
   for r in $(operator_releases); do
     build "$r" "$e2e/$r" github.com/ray-project/kuberay/ray-operator || log "$r did not build (see $bin/$r.build.log)"
   done
@@ -517,12 +521,12 @@ remove_crds() { # remove_crds RELEASE: its custom resources first (finalizers dr
   kc delete --timeout=60s -f "$dir/config/crd/bases/" >>"$logs/crds-$1.log" 2>&1
 }
 
-start_operator() { # start_operator RELEASE
+start_operator() { # start_operator RELEASE (operator_exec set: a command that runs it, e.g. with_cluster_dns)
   local metrics probe
   metrics=$(free_port) && probe=$(free_port) || return 1
-  KUBECONFIG="$work/kubeconfig" "$bin/$1" --metrics-addr "127.0.0.1:$metrics" \
+  KUBECONFIG="$work/kubeconfig" ${operator_exec:-} "$bin/$1" --metrics-addr "127.0.0.1:$metrics" \
     --health-probe-bind-address "127.0.0.1:$probe" --enable-leader-election=false \
-    >"$logs/operator-$1.log" 2>&1 &
+    >>"$logs/operator-$1.log" 2>&1 &
   pids[kuberay]=$!
   wait_pid=${pids[kuberay]} wait_until 60 "operator $1 /readyz" curl -fsS "http://127.0.0.1:$probe/readyz" || {
     tail -20 "$logs/operator-$1.log" >&2
@@ -936,9 +940,8 @@ if [ -n "$current" ] && [ -x "$bin/$current" ] && install_crds "$current" && sta
   [ -n "$h2" ] && [ "$h2" != "$h1" ] || why="$why the new head is named as the old one ($h1);"
   [ -n "$h3" ] && [ "$h3" != "$h2" ] || why="$why the forced-collision head is named as $c2's ($h2);"
   [ "$(kuberay_head "$c3")" = "$(kuberay_head "$c2")" ] || why="$why (script) KubeRay's names of $c2 and $c3 differ;"
-  # (Pods only: under load the operator may also race itself creating a RayCluster,
-  # `rayclusters.ray.io "..." already exists`, which says nothing of head names.)
-  refused_here="$(grep "already exists" "$logs/operator-$current.log" | grep -- "$rs" | grep -c 'pods \\"' | tr -d ' ')"
+  # (a Pod refused: `pods \"NAME\" already exists`; not the operator's own RayCluster create racing its cache)
+  refused_here="$(grep -E 'pods \\"[^\\]*\\" already exists' "$logs/operator-$current.log" | grep -c -- "$rs" | tr -d ' ')"
   [ "$refused_here" = 0 ] || why="$why the operator logged $refused_here 'already exists' errors for $rs's Pods;"
   [ -z "$two_heads" ] || why="$why two live heads of one cluster at a poll:$two_heads"
   [ "$polls" -gt 0 ] || why="$why the heads were never listed;"
@@ -952,6 +955,10 @@ if [ -n "$current" ] && [ -x "$bin/$current" ] && install_crds "$current" && sta
   printf '     live heads listed at %s polls, two of one cluster: %s\n' "$polls" "${two_heads:-never}"
   quote="$(grep "already exists" "$logs/operator-$current.log" | grep -- "$rs" | grep -o 'FailedCreateHeadPod[^"]*\\"[^\\]*\\" already exists' | head -1)"
   [ -z "$quote" ] || printf '     operator log (logs/operator-%s.log): %s\n' "$current" "$(sed 's/\\n/ /; s/\\"/"/g' <<<"$quote")"
+
+  # ---- 22c. a RayService upgrade that completes, on a fake node (tests/e2e/rayservice-upgrade.sh)
+  source "$e2e/rayservice-upgrade.sh"
+  upgrade_to_completion "$current" e2e-upgrade-current
 
   # ---- 5. a second head
   copy() { # copy NAME|'' EXTRA_JQ: the stored head as a new object
@@ -1274,6 +1281,10 @@ else
     fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
   done
 fi
+
+# ---- 22c on the other 1.x releases (the current one stopped meanwhile)
+declare -F upgrade_other_releases >/dev/null || source "$e2e/rayservice-upgrade.sh"
+upgrade_other_releases "$current"
 
 # ---- 9 and 10. two replicas under load: a restart, then a certificate rotation
 load_ns=e2e-load
