@@ -182,18 +182,10 @@ for f in "${variant_files[@]}"; do
     pass "$name: the cross-object checks of deploy/ ($n_pass passed)"
   fi
   [ -n "$server" ] || continue
-  mapfile -t one_args < <(jq -r '.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args // [] | .[]' "${f%.yaml}.json")
-  one_env=()
-  while IFS=$'\t' read -r k val; do one_env+=("$k=$val"); done < <(jq -r '.[] | select(.kind == "Deployment")
-    | .spec.template.spec.containers[0].env // [] | .[] | select(.value != null) | [.name, .value] | @tsv' "${f%.yaml}.json")
-  # The image's entrypoint, with the certificate folder absent on purpose: the
-  # server parses every flag, then stops at the certificate (exit 1).
-  timeout 10 env -i PATH="$PATH" "${one_env[@]}" "$server" serve --cert-dir "$work/absent" "${one_args[@]}" >"$work/parse.log" 2>&1
-  rc=$?
-  if [ "$rc" = 1 ] && grep -q 'certificate' "$work/parse.log"; then
+  if why="$(image_command_parses "$server" "${f%.yaml}.json" "$work/absent")"; then
     pass "$name: the server accepts the container's flags and environment"
   else
-    fail "$name: the server refused the container's command line (status $rc): $(head -c 300 "$work/parse.log")"
+    fail "$name: the server refused the container's command line ($why)"
   fi
 done
 if out="$(bash "$repo/tests/schema/run.sh" "${variant_files[@]}" 2>&1)"; then
