@@ -257,7 +257,9 @@ for i in "${!effects[@]}"; do
 done
 
 # ---- values the chart refuses, with the message it must give
+printf 'rules:\n  secondHeadMode: off\n' >"$work/bare-off.yaml"  # YAML 1.1: false
 refused=(
+  "-f $work/bare-off.yaml|got boolean, want string"
   "--set rules.headNameMode=warning|headNameMode"
   "--set logLevel=verbose|logLevel"
   "--set replica=3|replica"
