@@ -97,6 +97,7 @@ drifts=(
   "chart|templates/_helpers.tpl|0,/app.kubernetes.io\/component: admission-webhook/s//app.kubernetes.io\/component: webhook/|spec.selector.matchLabels.app.kubernetes.io/component"
   "chart|templates/_helpers.tpl|0,/^app.kubernetes.io\/part-of: ray-webhook\$/s//app.kubernetes.io\/part-of: ray/|metadata.labels.app.kubernetes.io/part-of"
   "chart|templates/_helpers.tpl|0,/    scope: Namespaced/s//    scope: \"*\"/|rules[0].scope"
+  "chart|templates/_helpers.tpl|0,/      operator: In\$/s//      operator: NotIn/|objectSelector.matchExpressions[0].operator: kustomize \"In\", chart \"NotIn\""
   "chart|templates/deployment.yaml|0,/defaultMode: 288/s//defaultMode: 420/|defaultMode: kustomize 288, chart 420"
   "chart|templates/deployment.yaml|0,/enableServiceLinks: false/{/enableServiceLinks: false/d}|spec.template.spec.enableServiceLinks: kustomize false, chart (absent)"
   "chart|templates/certificates.yaml|0,/rotationPolicy: Always/s//rotationPolicy: Never/|spec.privateKey.rotationPolicy"

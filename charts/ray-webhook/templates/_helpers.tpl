@@ -67,7 +67,7 @@ app.kubernetes.io/component: admission-webhook
 
 {{/*
 The part every webhook entry shares: the Service it calls, Pods on CREATE.
-Takes a dict: fullname, namespace, port, path, caBundle.
+Takes a dict: fullname, namespace, port, path, caBundle, timeoutSeconds.
 */}}
 {{- define "ray-webhook.clientConfig" }}
   clientConfig:
@@ -88,18 +88,34 @@ Takes a dict: fullname, namespace, port, path, caBundle.
   matchPolicy: Equivalent
   sideEffects: None
   admissionReviewVersions: ["v1", "v1beta1"]
+  timeoutSeconds: {{ .timeoutSeconds }}
 {{- end }}
 
 {{/*
-matchConditions: the server's own test of a Ray Pod (label ray.io/cluster not
-empty, ray.io/node-type head or worker), evaluated by the API server, which
-then sends nothing else. `false && error` is false in CEL, so a Pod without
-the labels matches no condition instead of failing.
+Which Pods the two Ray entries see: Ray Pods (ray.io/node-type head or worker)
+outside the excluded namespaces. With matchConditions, the API server also
+applies the server's own test of a Ray Pod (ray.io/cluster not empty) and
+sends nothing else. `false && error` is false in CEL, so a Pod without the
+labels matches no condition instead of failing. Takes the dict of
+ray-webhook.clientConfig plus excluded and matchConditions.
 */}}
-{{- define "ray-webhook.rayPodCondition" -}}
-- name: ray-pod
-  expression: >-
-    has(object.metadata.labels)
-    && 'ray.io/cluster' in object.metadata.labels && object.metadata.labels['ray.io/cluster'] != ''
-    && 'ray.io/node-type' in object.metadata.labels && object.metadata.labels['ray.io/node-type'] in ['head', 'worker']
-{{- end -}}
+{{- define "ray-webhook.rayPodsOnly" }}
+  namespaceSelector:
+    matchExpressions:
+    - key: kubernetes.io/metadata.name
+      operator: NotIn
+      values: {{ toJson .excluded }}
+  objectSelector:
+    matchExpressions:
+    - key: ray.io/node-type
+      operator: In
+      values: ["head", "worker"]
+  {{- if .matchConditions }}
+  matchConditions:
+  - name: ray-pod
+    expression: >-
+      has(object.metadata.labels)
+      && 'ray.io/cluster' in object.metadata.labels && object.metadata.labels['ray.io/cluster'] != ''
+      && 'ray.io/node-type' in object.metadata.labels && object.metadata.labels['ray.io/node-type'] in ['head', 'worker']
+  {{- end }}
+{{- end }}
