@@ -114,6 +114,8 @@ build_all() {
   build recorder "$e2e" ./cmd/recorder || ok=1
   build podload "$e2e" ./cmd/podload || ok=1
   build fakenode "$e2e" ./cmd/fakenode || ok=1
+  # Helm for charts/ray-webhook (checks 25a to 25c); the other checks run without it.
+  build helm "$e2e/helm" helm.sh/helm/v3/cmd/helm || log "helm did not build (see $bin/helm.build.log)"
   for r in $(operator_releases); do
     build "$r" "$e2e/$r" github.com/ray-project/kuberay/ray-operator || log "$r did not build (see $bin/$r.build.log)"
   done
@@ -658,6 +660,11 @@ kc -n e2e-plain run routed-probe --image=registry.k8s.io/pause:3.10 --restart=Ne
 webhook_log_grows 'path=/validate' "$before" || { s1_ok=0; s1_why="a Pod in an opted-in namespace did not reach ray-webhook through the Service"; }
 kc label namespace e2e-plain ray-webhook.io/validate-all-pods- >/dev/null
 [ "$s1_ok" = 1 ] && pass "$s1" || fail "$s1" "${s1_why:-see logs/}"
+
+# ---- 25a, 25b, 25c. charts/ray-webhook, offline and on the API server (tests/e2e/chart.sh)
+# shellcheck source=../tests/e2e/chart.sh
+source "$e2e/chart.sh"
+chart_checks
 
 # ---- 3 and 4. KubeRay v0.3.0: bare service names; the shallow copy's second /dev/shm
 legacy=kuberay-v0.3.0

@@ -206,20 +206,10 @@ fi
 for rendered in "$work"/rendered/*.yaml; do
   name="$(basename "$rendered" .yaml)"
   node "$deploy_tests/yaml2json.mjs" "$rendered" >"$work/one.json"
-  mapfile -t one_args < <(jq -r '.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args // [] | .[]' "$work/one.json")
-  one_env=()
-  while IFS=$'\t' read -r k v; do one_env+=("$k=$v"); done < <(jq -r '.[] | select(.kind == "Deployment")
-    | .spec.template.spec.containers[0].env // [] | .[] | select(.value != null) | [.name, .value] | @tsv' "$work/one.json")
-  one_cmd=("$server")
-  for ((i = 1; i < ${#entrypoint[@]}; i++)); do
-    if [ "${entrypoint[$((i - 1))]}" = --cert-dir ]; then one_cmd+=("$work/absent"); else one_cmd+=("${entrypoint[$i]}"); fi
-  done
-  timeout 10 env -i PATH="$PATH" "${one_env[@]}" "${one_cmd[@]}" "${one_args[@]}" >"$work/parse.log" 2>&1
-  rc=$?
-  if [ "$rc" = 1 ] && grep -q 'certificate' "$work/parse.log"; then
+  if why="$(image_command_parses "$server" "$work/one.json" "$work/absent")"; then
     pass "$name: the server accepts the container's flags and environment"
   else
-    fail "$name: the server refused the container's command line (status $rc): $(head -c 300 "$work/parse.log")"
+    fail "$name: the server refused the container's command line ($why)"
   fi
 done
 finish

@@ -87,3 +87,26 @@ render_all_or_finish() {
   done < <(render_tree "$tree" "$out/rendered")
   [ "$failed" -eq 0 ] || finish
 }
+
+# Whether the server accepts a rendered Deployment's command line: the
+# Dockerfile's ENTRYPOINT with SERVER as its program, the container's args and
+# env, and the certificate folder ABSENT, which must not exist, so the server
+# parses every flag and the environment, then stops at the certificate
+# (exit 1). Prints what the server said when it refused them.
+#   image_command_parses SERVER RENDERED_JSON ABSENT   (RENDERED_JSON: yaml2json.mjs output)
+image_command_parses() {
+  local server="$1" json="$2" absent="$3" entrypoint=() cmd=() args=() env=() i k v rc out
+  mapfile -t entrypoint < <(sed -n 's/^ENTRYPOINT[[:space:]]*//p' "$repo/Dockerfile" | tail -n1 | jq -r '.[]')
+  cmd=("$server")
+  for ((i = 1; i < ${#entrypoint[@]}; i++)); do
+    if [ "${entrypoint[$((i - 1))]}" = --cert-dir ]; then cmd+=("$absent"); else cmd+=("${entrypoint[$i]}"); fi
+  done
+  mapfile -t args < <(jq -r '.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args // [] | .[]' "$json")
+  while IFS=$'\t' read -r k v; do env+=("$k=$v"); done < <(jq -r '.[] | select(.kind == "Deployment")
+    | .spec.template.spec.containers[0].env // [] | .[] | select(.value != null) | [.name, .value] | @tsv' "$json")
+  out="$(timeout 10 env -i PATH="$PATH" "${env[@]}" "${cmd[@]}" "${args[@]}" 2>&1)"
+  rc=$?
+  [ "$rc" = 1 ] && grep -q 'certificate' <<<"$out" && return 0
+  echo "status $rc: $(head -c 300 <<<"$out")"
+  return 1
+}
