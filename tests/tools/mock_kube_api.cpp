@@ -96,30 +96,18 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
 
 std::string ReasonFor(int code) {
   switch (code) {
-    case 400:
-      return "BadRequest";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "NotFound";
-    case 405:
-      return "MethodNotAllowed";
-    case 409:
-      return "Conflict";
-    case 410:
-      return "Expired";
-    case 429:
-      return "TooManyRequests";
-    case 500:
-      return "InternalError";
-    case 503:
-      return "ServiceUnavailable";
-    case 504:
-      return "Timeout";
-    default:
-      return "";  // metav1.StatusReasonUnknown
+    case 400: return "BadRequest";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "NotFound";
+    case 405: return "MethodNotAllowed";
+    case 409: return "Conflict";
+    case 410: return "Expired";
+    case 429: return "TooManyRequests";
+    case 500: return "InternalError";
+    case 503: return "ServiceUnavailable";
+    case 504: return "Timeout";
+    default: return "";  // metav1.StatusReasonUnknown
   }
 }
 
@@ -155,14 +143,10 @@ std::string DefaultMessage(int code, const std::string& ns) {
       return "pods is forbidden: User \"system:serviceaccount:ray-webhook-system:ray-webhook\" cannot list resource "
              "\"pods\" in API group \"\" in the namespace \"" +
              ns + "\"";
-    case 500:
-      return "Internal error occurred: etcdserver: request timed out";
-    case 503:
-      return "the server is currently unable to handle the request";
-    case 429:
-      return "too many requests, please try again later";
-    default:
-      return "mock-kube-api: status " + std::to_string(code);
+    case 500: return "Internal error occurred: etcdserver: request timed out";
+    case 503: return "the server is currently unable to handle the request";
+    case 429: return "too many requests, please try again later";
+    default: return "mock-kube-api: status " + std::to_string(code);
   }
 }
 
