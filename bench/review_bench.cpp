@@ -118,8 +118,8 @@ void BM_HandleReviewFreshDecoder(benchmark::State& state, Endpoint endpoint, con
 void BM_Decode(benchmark::State& state, const std::string* body) {
   ReviewDecoder decoder;
   for (auto _ : state) {
-    ray_webhook::DecodeResult r = decoder.Decode(*body, Padding(*body));
-    benchmark::DoNotOptimize(r.request != nullptr);
+    ray_webhook::Result<const ray_webhook::AdmissionRequest*> r = decoder.Decode(*body, Padding(*body));
+    benchmark::DoNotOptimize(r.ok());
   }
   Count(state, body->size());
 }
