@@ -41,7 +41,8 @@ if [ "${1:-}" != "--quick" ]; then
   total=$((total + 1))
 
   echo "== end to end: kube-apiserver, etcd and the KubeRay operator built from Go modules (scripts/e2e.sh)"
-  bash scripts/e2e.sh | tee "$log"
+  # Nothing else of this script runs while e2e.sh builds, so its Go builds may use both cores.
+  E2E_GO_P="${E2E_GO_P:-2}" bash scripts/e2e.sh | tee "$log"
   n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
   total=$((total + ${n:-0}))
 fi
