@@ -5,6 +5,9 @@
 #   scripts/e2e.sh            build what is missing, start, run the scenarios, stop
 #   scripts/e2e.sh --keep     the same, then leave everything running and print
 #                             the KUBECONFIG and the command that stops it all
+#   scripts/e2e.sh --up       start the control plane and install ray-webhook
+#                             from deploy/ (check 1), run no other check, and
+#                             leave it running as --keep does (bench/apiserver.sh)
 #   scripts/e2e.sh --build    only build the Go binaries into tests/e2e/.bin/
 #
 # Environment: RAY_WEBHOOK_BIN (default build/ray-webhook, built with
@@ -23,12 +26,14 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 e2e="$repo/tests/e2e"
 bin="${E2E_BIN_DIR:-$e2e/.bin}"
 keep=0
+up_only=0
 build_only=0
 for arg in "$@"; do
   case "$arg" in
     --keep) keep=1 ;;
+    --up) keep=1; up_only=1 ;;
     --build) build_only=1 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e2e.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -592,6 +597,36 @@ route_to() {
 duplicate_env() { jq -r '.items[] | .metadata.name as $p | (.spec.containers + (.spec.initContainers // []))[]
   | .name as $c | [.env[]?.name] | group_by(.) | map(select(length > 1) | .[0])[] | "\($p)/\($c): \(.)"'; }
 
+# keep_running: what --keep and --up leave running, a script that stops it,
+# and bench.env, the addresses and files a benchmark on this control plane needs.
+keep_running() {
+  cat >"$work/stop.sh" <<EOF
+#!/usr/bin/env bash
+# Stops what scripts/e2e.sh --keep left running.
+kill ${pids[*]} 2>/dev/null
+sleep 6
+kill -9 ${pids[*]} 2>/dev/null
+ip netns del $netns 2>/dev/null
+rm -rf "$work"
+EOF
+  chmod +x "$work/stop.sh"
+  cat >"$work/bench.env" <<EOF
+KUBECONFIG=$work/kubeconfig
+KUBECTL=$bin/kubectl
+PODLOAD=$bin/podload
+APISERVER=https://127.0.0.1:$apiserver_port
+PKI=$pki
+WEBHOOK_IP=$webhook_ip
+WEBHOOK_PORT=$webhook_port
+WEBHOOK_CERT_DIR=$secret_dir
+RAY_WEBHOOK_PID=${pids[ray-webhook]}
+LOGS=$logs
+EOF
+  echo "everything is still running:"
+  echo "  export KUBECONFIG=$work/kubeconfig"
+  echo "  kubectl: $bin/kubectl   logs: $logs/   stop: $work/stop.sh"
+}
+
 # ======================================================================== run
 service_range="10.200.128.0/20"
 service_ip="10.200.128.1"
@@ -660,6 +695,13 @@ kc -n e2e-plain run routed-probe --image=registry.k8s.io/pause:3.10 --restart=Ne
 webhook_log_grows 'path=/validate' "$before" || { s1_ok=0; s1_why="a Pod in an opted-in namespace did not reach ray-webhook through the Service"; }
 kc label namespace e2e-plain ray-webhook.io/validate-all-pods- >/dev/null
 [ "$s1_ok" = 1 ] && pass "$s1" || fail "$s1" "${s1_why:-see logs/}"
+if [ "$up_only" = 1 ]; then
+  keep_running
+  summary_printed=1
+  echo "$passed passed, $failed failed"
+  [ "$failed" = 0 ]
+  exit
+fi
 
 # ---- 25a, 25b, 25c. charts/ray-webhook, offline and on the API server (tests/e2e/chart.sh)
 # shellcheck source=../tests/e2e/chart.sh
@@ -1418,19 +1460,7 @@ printf '     kubectl: %s\n' "$(cut -c1-300 <<<"$out_ray")"
 
 if [ "$keep" = 1 ]; then
   start_ray_webhook
-  cat >"$work/stop.sh" <<EOF
-#!/usr/bin/env bash
-# Stops what scripts/e2e.sh --keep left running.
-kill ${pids[*]} 2>/dev/null
-sleep 6
-kill -9 ${pids[*]} 2>/dev/null
-ip netns del $netns 2>/dev/null
-rm -rf "$work"
-EOF
-  chmod +x "$work/stop.sh"
-  echo "everything is still running:"
-  echo "  export KUBECONFIG=$work/kubeconfig"
-  echo "  kubectl: $bin/kubectl   logs: $logs/   stop: $work/stop.sh"
+  keep_running
 fi
 
 for f in "${failures[@]}"; do log "failed: $f"; done

@@ -1,7 +1,10 @@
 // Command podload creates Ray worker Pods through kube-apiserver as fast as
 // -c concurrent clients can, for -duration (and at most -max Pods), and prints
-// one JSON summary line: how many were created and every failure with its
-// HTTP status and message. scripts/e2e.sh runs it while a ray-webhook replica
+// one JSON summary line: how many were created, the creations per second, the
+// p50 and p99 of a creation's round trip, and every failure with its HTTP
+// status and message. With -rate R the clients together start R creations a
+// second (an offered rate, as bench/apiserver.sh needs), else as many as they
+// can. scripts/e2e.sh runs it while a ray-webhook replica
 // is restarted or its certificate rotated: with failurePolicy Fail a failed
 // webhook call shows up here as a failed creation.
 //
@@ -22,6 +25,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"sort"
 	"sync"
 	"time"
 )
@@ -42,6 +46,7 @@ func main() {
 	duration := flag.Duration("duration", 20*time.Second, "how long to create Pods")
 	concurrency := flag.Int("c", 4, "concurrent clients")
 	max := flag.Int("max", 5000, "stop after this many attempts")
+	rate := flag.Float64("rate", 0, "creations started per second by all clients together (0: as fast as they can)")
 	flag.Parse()
 
 	pool := x509.NewCertPool()
@@ -80,8 +85,24 @@ func main() {
 	var mu sync.Mutex
 	created, attempts := 0, 0
 	var failures []failure
+	var took []time.Duration
 	start := time.Now()
 	deadline := start.Add(*duration)
+	// At an offered rate each creation waits for its start time; a client that
+	// falls behind starts the next one at once, so the rate holds while the
+	// clients keep up.
+	var tickets chan struct{}
+	if *rate > 0 {
+		tickets = make(chan struct{}, *max)
+		go func() {
+			every := time.Duration(float64(time.Second) / *rate)
+			for i := 0; i < *max && time.Now().Before(deadline); i++ {
+				tickets <- struct{}{}
+				time.Sleep(time.Until(start.Add(time.Duration(i+1) * every)))
+			}
+			close(tickets)
+		}()
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < *concurrency; i++ {
 		wg.Add(1)
@@ -95,6 +116,15 @@ func main() {
 				}
 				attempts++
 				mu.Unlock()
+				if tickets != nil {
+					if _, open := <-tickets; !open {
+						mu.Lock()
+						attempts-- // counted above, never sent
+						mu.Unlock()
+						return
+					}
+				}
+				sent := time.Now()
 				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 				var f *failure
 				if err != nil {
@@ -113,6 +143,7 @@ func main() {
 				mu.Lock()
 				if f == nil {
 					created++
+					took = append(took, time.Since(sent))
 				} else {
 					f.At = time.Since(start).Round(time.Millisecond).String()
 					failures = append(failures, *f)
@@ -123,9 +154,17 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	quantile := func(q float64) float64 {
+		if len(took) == 0 {
+			return 0
+		}
+		return float64(took[int(q*float64(len(took)-1))].Microseconds()) / 1000
+	}
 	out, _ := json.Marshal(map[string]any{
 		"attempts": attempts, "created": created, "failed": len(failures),
-		"seconds": elapsed.Round(time.Millisecond).Seconds(), "failures": failures,
+		"seconds": elapsed.Round(time.Millisecond).Seconds(), "per_second": float64(created) / elapsed.Seconds(),
+		"p50_ms": quantile(0.50), "p99_ms": quantile(0.99), "failures": failures,
 	})
 	fmt.Println(string(out))
 }

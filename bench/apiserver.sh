@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# What a webhook adds to a Pod creation, measured by the API server itself.
+#
+#   bench/apiserver.sh [--pods N] [--rate R] [--clients C] [--flat-clients C] [--rounds K]
+#
+# On the end-to-end control plane (scripts/e2e.sh --up: etcd, kube-apiserver,
+# ray-webhook installed from deploy/ and reached through its Service), creates
+# Ray worker Pods through the API server (tests/e2e/cmd/podload) with, in
+# turn:
+#   ray-webhook          as deploy/ installs it (the shipped webhook configurations);
+#   controller-runtime   bench/peers' controller-runtime-peer on the same
+#                        address, certificate and configurations;
+#   none                 the webhook configurations deleted;
+# each --rounds times (default 3), starting with another one every round. A
+# turn is two runs of --pods creations (default 2,000) into a fresh
+# namespace: at an offered rate of --rate a second (default 200, from
+# --clients clients, default 16), and flat out (--flat-clients, default 8).
+# For each run it prints the creations per second, the p50 and p99 of a
+# creation's round trip as podload saw it, and, from kube-apiserver's own
+# /metrics (the difference across the run), the count, p50 and p99 of
+# apiserver_admission_webhook_admission_duration_seconds for each webhook
+# called. That histogram's buckets (k8s.io/apiserver
+# pkg/admission/metrics/metrics.go) start at 5 ms, 25 ms and 100 ms, so a
+# quantile inside the first bucket is printed as "<5" with the share of calls
+# in it, never interpolated. Then the medians per setup and mode.
+#
+# Needs root (the e2e network namespace) and Go (tests/e2e/README.md); builds
+# what is missing: build/ray-webhook (scripts/build.sh), the e2e binaries, and
+# the peers into build-bench/peers/.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+pods=2000
+rate=200
+clients=16
+flat_clients=8
+rounds=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pods) pods="$2"; shift 2 ;;
+    --rate) rate="$2"; shift 2 ;;
+    --clients) clients="$2"; shift 2 ;;
+    --flat-clients) flat_clients="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "apiserver.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
+  esac
+done
+for n in "$pods" "$rate" "$clients" "$flat_clients" "$rounds"; do
+  [ "$n" -gt 0 ] 2>/dev/null || { echo "apiserver.sh: every flag takes a positive whole number" >&2; exit 2; }
+done
+
+[ -x /usr/local/go/bin/go ] && PATH="/usr/local/go/bin:$PATH"
+export PATH GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+[ -x build/ray-webhook ] || bash scripts/build.sh >&2
+bash bench/peers/build.sh >&2
+peer="$root/build-bench/peers/controller-runtime-peer"
+
+tmp="$(mktemp -d -t ray-webhook-apiserver.XXXXXX)"
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+  [ -x "$tmp/e2e/stop.sh" ] && "$tmp/e2e/stop.sh" >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "apiserver.sh: starting the control plane (scripts/e2e.sh --up)" >&2
+E2E_WORK="$tmp/e2e" bash scripts/e2e.sh --up >"$tmp/up.log" 2>&1 || { tail -20 "$tmp/up.log" >&2; exit 1; }
+# shellcheck disable=SC1091
+source "$tmp/e2e/bench.env"
+export KUBECONFIG
+kc() { "$KUBECTL" "$@"; }
+
+# ray-webhook as e2e.sh started it, to start it again after the peer's turn.
+server_pid="$RAY_WEBHOOK_PID"
+mapfile -d '' ray_webhook_argv <"/proc/$server_pid/cmdline"
+cluster_domain="$(tr '\0' '\n' <"/proc/$server_pid/environ" | sed -n 's/^CLUSTER_DOMAIN=//p')"
+for k in mutatingwebhookconfiguration validatingwebhookconfiguration; do
+  kc get "$k" ray-webhook -o json | jq 'del(.metadata.resourceVersion, .metadata.uid, .metadata.creationTimestamp,
+    .metadata.generation, .metadata.managedFields)' >"$tmp/$k.json"
+done
+
+answers() { # answers: the server on the Service's address answers a review
+  local i
+  for ((i = 0; i < 100; i++)); do
+    curl -fsS -o /dev/null --cacert "$WEBHOOK_CERT_DIR/ca.crt" \
+      --resolve "ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT:$WEBHOOK_IP" -H 'Content-Type: application/json' \
+      --data-binary @bench/fixtures/worker.json "https://ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT/mutate" \
+      2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "apiserver.sh: no answer on $WEBHOOK_IP:$WEBHOOK_PORT" >&2
+  return 1
+}
+stop_server() {
+  [ -n "$server_pid" ] || return 0
+  kill "$server_pid" 2>/dev/null || true
+  while kill -0 "$server_pid" 2>/dev/null; do sleep 0.1; done
+  server_pid=""
+}
+webhooks_installed() { kc get mutatingwebhookconfiguration ray-webhook >/dev/null 2>&1; }
+setup() { # setup NAME: that server behind the Service, and the configurations for it
+  case "$1" in
+    ray-webhook|controller-runtime)
+      webhooks_installed || kc create -f "$tmp/mutatingwebhookconfiguration.json" -f "$tmp/validatingwebhookconfiguration.json" >/dev/null
+      stop_server
+      if [ "$1" = ray-webhook ]; then
+        CLUSTER_DOMAIN="$cluster_domain" "${ray_webhook_argv[@]}" >>"$tmp/ray-webhook.log" 2>&1 &
+      else
+        "$peer" --bind "$WEBHOOK_IP" --port "$WEBHOOK_PORT" --tls-cert "$WEBHOOK_CERT_DIR/tls.crt" \
+          --tls-key "$WEBHOOK_CERT_DIR/tls.key" --cluster-domain "${cluster_domain:-cluster.local}" \
+          >>"$tmp/controller-runtime.log" 2>&1 &
+      fi
+      server_pid=$!
+      answers ;;
+    none)
+      kc delete mutatingwebhookconfiguration ray-webhook >/dev/null
+      kc delete validatingwebhookconfiguration ray-webhook >/dev/null ;;
+  esac
+  sleep 2 # the API server's webhook configuration informer catches up
+}
+
+# quantiles BEFORE AFTER: per webhook called, "name calls p50 p99 share" from the
+# difference of the API server's histogram across a run; p50 and p99 in ms as the
+# bucket they fall in ("<5" for the first, "5-25" and so on), share the percentage
+# of calls under the first bucket's bound.
+quantiles() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+line = re.compile(r'^apiserver_admission_webhook_admission_duration_seconds_bucket\{(.*)\} (\S+)$')
+def buckets(path):
+    out = {}
+    for text in open(path):
+        m = line.match(text)
+        if not m:
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+        if labels.get("rejected") == "true":
+            continue
+        key = (labels["name"], float(labels["le"]))
+        out[key] = out.get(key, 0) + float(m.group(2))
+    return out
+before, after = buckets(sys.argv[1]), buckets(sys.argv[2])
+for name in sorted({n for n, _ in after}):
+    counts = sorted((le, after[(n, le)] - before.get((n, le), 0)) for n, le in after if n == name)
+    total = counts[-1][1]
+    if total <= 0:
+        continue
+    def quantile(q):
+        for i, (le, c) in enumerate(counts):
+            if c >= q * total:
+                lo = counts[i - 1][0] * 1000 if i else None
+                return f"<{le * 1000:g}" if lo is None else f"{lo:g}-{le * 1000:g}"
+    print(name, int(total), quantile(0.5), quantile(0.99), f"{100 * counts[0][1] / total:.1f}")
+PY
+}
+
+turn=0
+raw="$tmp/raw"
+: >"$raw"
+run() { # run SETUP MODE: one run of podload into a fresh namespace
+  local ns="bench-$((++turn))" out c r=0
+  kc create namespace "$ns" >/dev/null
+  kc -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
+  if [ "$2" = rate ]; then c=$clients; r=$rate; else c=$flat_clients; fi
+  kc get --raw /metrics >"$tmp/before"
+  out="$("$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
+    -namespace "$ns" -cluster rc-bench -max "$pods" -duration 600s -c "$c" -rate "$r")"
+  kc get --raw /metrics >"$tmp/after"
+  local created per p50 p99 failed hooks
+  created="$(jq -r .created <<<"$out")"; failed="$(jq -r .failed <<<"$out")"
+  per="$(jq -r '.per_second | . * 10 | round / 10' <<<"$out")"
+  p50="$(jq -r .p50_ms <<<"$out")"; p99="$(jq -r .p99_ms <<<"$out")"
+  hooks="$(quantiles "$tmp/before" "$tmp/after" | awk '{ printf "%s%s: %d calls, p50 %s ms, p99 %s ms (%s %% < 5 ms)", (NR > 1) ? "; " : "", $1, $2, $3, $4, $5 }')"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$per" "$p50" "$p99" >>"$raw"
+  printf '%-18s %-5s %5d created, %d failed, %7.1f /s, round trip p50 %6.2f ms, p99 %6.2f ms | %s\n' \
+    "$1" "$2" "$created" "$failed" "$per" "$p50" "$p99" "${hooks:-no webhook called}"
+  [ "$failed" = 0 ] || jq -c '.failures[:3]' <<<"$out" >&2
+}
+
+setups=(ray-webhook controller-runtime none)
+echo "$pods worker Pods per run; rate: $rate/s offered by $clients clients; flat: $flat_clients clients as fast as they can"
+for ((k = 0; k < rounds; k++)); do
+  for ((j = 0; j < ${#setups[@]}; j++)); do
+    s="${setups[$(((j + k) % ${#setups[@]}))]}"
+    setup "$s"
+    run "$s" rate
+    run "$s" flat
+  done
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+echo
+echo "medians over $rounds rounds: creations/s, round trip p50 and p99 (ms)"
+for s in "${setups[@]}"; do
+  for m in rate flat; do
+    printf '%-18s %-5s %8.1f /s %8.2f %8.2f\n' "$s" "$m" \
+      "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $3 }' "$raw" | median)" \
+      "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $4 }' "$raw" | median)" \
+      "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $5 }' "$raw" | median)"
+  done
+done

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The transport ceiling: nginx (Debian's nginx-light) answering every request
+# with a fixed body, over the TLS and keep-alive settings ray-webhook serves
+# with. Takes ceiling_server's flags, so bench/compare.sh starts it as it
+# starts the ceiling:
+#
+#   bench/nginx_ceiling.sh --port P [--bind ADDR] --tls-cert FILE --tls-key FILE --body FILE [--threads N]
+#
+# One nginx process and no master (`master_process off`): compare.sh pins it
+# to one CPU and reads its CPU time from the PID it started, which is this
+# script's, since nginx replaces it (exec). --threads is ignored. nginx reads
+# and discards each request's body before `return` answers it. Settings as
+# ray-webhook's defaults: TLS 1.2 and 1.3, keep-alive for 30 s between
+# requests (--idle-timeout) and up to 100,000 requests per connection (as
+# ceiling_server), bodies up to 7 MiB, no compression, no access log.
+set -euo pipefail
+bind=127.0.0.1 port="" cert="" key="" body=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bind) bind="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --tls-cert) cert="$2"; shift 2 ;;
+    --tls-key) key="$2"; shift 2 ;;
+    --body) body="$2"; shift 2 ;;
+    --threads) shift 2 ;;
+    *) echo "nginx_ceiling.sh: unknown flag $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$port" ] && [ -s "$cert" ] && [ -s "$key" ] && [ -s "$body" ] ||
+  { echo "nginx_ceiling.sh: --port, --tls-cert, --tls-key and --body are required" >&2; exit 2; }
+nginx=/usr/sbin/nginx
+[ -x "$nginx" ] || { echo "nginx_ceiling.sh: $nginx is missing (apt-get install nginx-light)" >&2; exit 2; }
+# `return` takes the body as a string; an answer with a quote or backslash would need escaping.
+grep -q "['\\\\]" "$body" && { echo "nginx_ceiling.sh: the body holds ' or \\, which this config does not escape" >&2; exit 2; }
+
+# Beside the body, so the caller that made the body also removes the rest.
+dir="$(cd "$(dirname "$body")" && pwd)/nginx-$port"
+mkdir -p "$dir"
+cat >"$dir/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log stderr warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  client_max_body_size 7m;
+  client_body_buffer_size 256k;
+  keepalive_timeout 30s;
+  keepalive_requests 100000;
+  tcp_nodelay on;
+  gzip off;
+  server {
+    listen $bind:$port ssl;
+    ssl_certificate $cert;
+    ssl_certificate_key $key;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    location / {
+      default_type application/json;
+      return 200 '$(cat "$body")';
+    }
+  }
+}
+CONF
+exec "$nginx" -p "$dir" -c "$dir/nginx.conf"
