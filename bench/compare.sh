@@ -17,8 +17,8 @@
 # machine falls on every server alike. It prints one line per round
 # (requests/s / CPU µs per request for each server) and then, per server, the
 # medians of requests/s, CPU time per request (utime + stime of the server
-# from /proc/PID/stat over the run, divided by the requests wrk counted) and
-# p99, and its VmHWM at the end; then each server against the first, paired
+# from /proc/PID/stat over the run, divided by the requests wrk counted), p50
+# and p99, and its VmHWM at the end; then each server against the first, paired
 # round by round: the median of its requests/s divided by the first's in the
 # same round, and of the first's CPU per request divided by its own.
 # Differences smaller than the spread of the rounds are noise (bench/README.md,
@@ -143,9 +143,10 @@ for r in $(seq "$rounds"); do
     [ -n "$result" ] || { echo "compare.sh: wrk gave no result for ${names[$i]}:" >&2; tail -5 <<<"$out" >&2; exit 1; }
     q="$(bench_result_field requests "$result")"
     rps="$(bench_result_field rps "$result")"
+    p50="$(bench_result_field p50_us "$result")"
     p99="$(bench_result_field p99_us "$result")"
     us="$(awk -v a="$t0" -v b="$t1" -v n="$q" -v t="$clk_tck" 'BEGIN { printf "%.1f", (n > 0) ? (b - a) / t * 1e6 / n : 0 }')"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$i" "$rps" "$us" "$p99" "$r" >>"$raw"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$rps" "$us" "$p99" "$r" "$p50" >>"$raw"
     line="$line ${names[$i]}=${rps%.*}/$us"
   done
   echo "$line"
@@ -153,13 +154,14 @@ done
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo
-printf '%-16s %12s %12s %10s %10s\n' server requests/s "CPU us/req" "p99 ms" "VmHWM MB"
+printf '%-18s %12s %12s %10s %10s %10s\n' server requests/s "CPU us/req" "p50 ms" "p99 ms" "VmHWM MB"
 for i in $(seq 0 $((n - 1))); do
   rps="$(awk -F'\t' -v k="$i" '$1 == k { print $2 }' "$raw" | median)"
   us="$(awk -F'\t' -v k="$i" '$1 == k { print $3 }' "$raw" | median)"
+  p50="$(awk -F'\t' -v k="$i" '$1 == k { print $6 / 1000 }' "$raw" | median)"
   p99="$(awk -F'\t' -v k="$i" '$1 == k { print $4 / 1000 }' "$raw" | median)"
   hwm="$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/${pids[$i]}/status")"
-  printf '%-16s %12.0f %12.1f %10.2f %10s\n' "${names[$i]}" "$rps" "$us" "$p99" "$hwm"
+  printf '%-18s %12.0f %12.1f %10.3f %10.2f %10s\n' "${names[$i]}" "$rps" "$us" "$p50" "$p99" "$hwm"
 done
 
 # Paired by round: each server against the first one in the same round, whose
