@@ -146,6 +146,26 @@ class Reader {
     });
   }
 
+  // A list of volume mounts, and the paths its errors are reported at.
+  struct MountPaths {
+    std::string_view list, name, mount_path;
+  };
+  void VolumeMounts(od::value v, const MountPaths& path, std::vector<VolumeMount>* out) {
+    out->clear();
+    od::array mounts;
+    if (!Array(v, path.list, &mounts)) return;
+    Objects(mounts, path.list, "expected an array of objects", [&](od::object m) {
+      VolumeMount& vm = out->emplace_back();
+      Fields(m, [&](std::string_view k, od::value value) {
+        if (k == "name") {
+          String(value, path.name, &vm.name);
+        } else if (k == "mountPath") {
+          String(value, path.mount_path, &vm.mount_path);
+        }
+      });
+    });
+  }
+
   // Fills *out in place: elements left from the previous review keep their
   // lists' storage, so a review like the last one allocates nothing here.
   // path is relative to the object decoded, e.g. "spec.containers".
@@ -215,19 +235,7 @@ class Reader {
           });
         });
       } else if (key == "volumeMounts") {
-        out.volume_mounts.clear();
-        od::array mounts;
-        if (!Array(v, ".volumeMounts", &mounts)) return;
-        Objects(mounts, ".volumeMounts", "expected an array of objects", [&](od::object m) {
-          VolumeMount& vm = out.volume_mounts.emplace_back();
-          Fields(m, [&](std::string_view k, od::value value) {
-            if (k == "name") {
-              String(value, ".volumeMounts[].name", &vm.name);
-            } else if (k == "mountPath") {
-              String(value, ".volumeMounts[].mountPath", &vm.mount_path);
-            }
-          });
-        });
+        VolumeMounts(v, {".volumeMounts", ".volumeMounts[].name", ".volumeMounts[].mountPath"}, &out.volume_mounts);
       }
     });
   }
@@ -332,19 +340,10 @@ void DecodeClusterSpec(od::object obj, Reader& r, RayClusterSpecView& spec) {
       if (!r.Object(v, "autoscalerOptions", &o)) return;
       r.Fields(o, [&](std::string_view k, od::value f) {
         if (k != "volumeMounts") return;
-        spec.autoscaler_volume_mounts.clear();
-        od::array mounts;
-        if (!r.Array(f, "autoscalerOptions.volumeMounts", &mounts)) return;
-        r.Objects(mounts, "autoscalerOptions.volumeMounts", "expected an array of objects", [&](od::object m) {
-          VolumeMount& vm = spec.autoscaler_volume_mounts.emplace_back();
-          r.Fields(m, [&](std::string_view mk, od::value value) {
-            if (mk == "name") {
-              r.String(value, "autoscalerOptions.volumeMounts[].name", &vm.name);
-            } else if (mk == "mountPath") {
-              r.String(value, "autoscalerOptions.volumeMounts[].mountPath", &vm.mount_path);
-            }
-          });
-        });
+        r.VolumeMounts(f,
+                       {"autoscalerOptions.volumeMounts", "autoscalerOptions.volumeMounts[].name",
+                        "autoscalerOptions.volumeMounts[].mountPath"},
+                       &spec.autoscaler_volume_mounts);
       });
     } else if (key == "authOptions") {
       spec.auth_mode = {};

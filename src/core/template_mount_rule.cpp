@@ -67,13 +67,19 @@ std::vector<ModelContainer> ModelPod(const RayClusterSpecView& spec, const Templ
   const auto ray_index = RayContainerIndex(t);
   const bool head = group.node_type == RayNodeType::kHead;
   const bool autoscaler = head && spec.enable_in_tree_autoscaling;
-  for (std::size_t i = 0; i < t.containers.size(); ++i) {
-    const Container& c = t.containers[i];
+  // A container of the template, with the mounts it is written with.
+  auto written = [&](const Container& c, std::string_view kind, std::string_view list,
+                     std::size_t i) -> ModelContainer& {
     ModelContainer& m = pod.emplace_back();
     m.name = c.name;
-    m.kind = "container";
-    m.path = group.path + ".template.spec.containers[" + std::to_string(i) + "]";
+    m.kind = kind;
+    m.path = group.path + ".template.spec." + std::string(list) + "[" + std::to_string(i) + "]";
     AddWritten(c.volume_mounts, m.path + ".volumeMounts", m.mounts);
+    return m;
+  };
+  for (std::size_t i = 0; i < t.containers.size(); ++i) {
+    const Container& c = t.containers[i];
+    ModelContainer& m = written(c, "container", "containers", i);
     if (ray_index != i) continue;
     // In the order pod.go adds them: configureTokenAuth, configureTLS (v1.7), then BuildPod's addEmptyDir.
     if (spec.K8sTokenAuth() && !HasVolume(c.volume_mounts, kr::kRayTokenVolume)) {
@@ -91,14 +97,8 @@ std::vector<ModelContainer> ModelPod(const RayClusterSpecView& spec, const Templ
       AddByOperator(kr::kRayLogsVolume, kr::kRayLogsPath, kRayLogsCause, m.mounts);
     }
   }
-  for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
-    const Container& c = t.init_containers[i];
-    ModelContainer& m = pod.emplace_back();
-    m.name = c.name;
-    m.kind = "init container";
-    m.path = group.path + ".template.spec.initContainers[" + std::to_string(i) + "]";
-    AddWritten(c.volume_mounts, m.path + ".volumeMounts", m.mounts);
-  }
+  for (std::size_t i = 0; i < t.init_containers.size(); ++i)
+    written(t.init_containers[i], "init container", "initContainers", i);
   if (autoscaler) {
     // DefaultHeadPodTemplate: BuildAutoscalerContainer (no mounts), token auth
     // and mTLS, mergeAutoscalerOverrides; then BuildPod's addEmptyDir for ray-logs.
