@@ -26,18 +26,23 @@ constexpr std::string_view kSidecarCause =
     "mounts before it appends autoscalerOptions.volumeMounts: mount yours elsewhere";
 constexpr std::string_view kTemplateCause = "the template itself mounts this path more than once";
 
-// One mount of a container of the Pod KubeRay would build.
+constexpr std::size_t kAddedByKubeRay = static_cast<std::size_t>(-1);
+// Volumes named per finding; the count says the rest.
+constexpr std::size_t kMaxVolumesNamed = 5;
+
+// One mount of a container of the Pod KubeRay would build. Field paths are
+// spelled out only for findings.
 struct Mount {
   std::string clean;  // CleanMountPath
   std::string_view volume;
-  std::string field_path;  // where the object writes it; empty when KubeRay adds it
+  std::size_t index;       // in the object's list of the container's mounts, or kAddedByKubeRay
   std::string_view cause;  // why KubeRay adds it, when it does
 };
 
 struct ModelContainer {
   std::string_view name;
-  std::string_view kind;  // "container", "init container"
-  std::string path;       // of the container in the object
+  std::string_view kind;    // "container", "init container"
+  std::string mounts_path;  // where the object lists its mounts
   std::vector<Mount> mounts;
 };
 
@@ -48,15 +53,13 @@ bool HasVolume(const std::vector<VolumeMount>& mounts, std::string_view volume) 
   return std::any_of(mounts.begin(), mounts.end(), [&](const VolumeMount& m) { return m.name == volume; });
 }
 
-void AddWritten(const std::vector<VolumeMount>& mounts, const std::string& list_path, std::vector<Mount>& out) {
-  for (std::size_t i = 0; i < mounts.size(); ++i) {
-    out.push_back(
-        {CleanMountPath(mounts[i].mount_path), mounts[i].name, list_path + "[" + std::to_string(i) + "]", {}});
-  }
+void AddWritten(const std::vector<VolumeMount>& mounts, std::vector<Mount>& out) {
+  for (std::size_t i = 0; i < mounts.size(); ++i)
+    out.push_back({CleanMountPath(mounts[i].mount_path), mounts[i].name, i, {}});
 }
 
 void AddByOperator(std::string_view volume, std::string_view path, std::string_view cause, std::vector<Mount>& out) {
-  out.push_back({CleanMountPath(path), volume, {}, cause});
+  out.push_back({CleanMountPath(path), volume, kAddedByKubeRay, cause});
 }
 
 // The Pod's containers as KubeRay builds them from one group's template.
@@ -73,8 +76,8 @@ std::vector<ModelContainer> ModelPod(const RayClusterSpecView& spec, const Templ
     ModelContainer& m = pod.emplace_back();
     m.name = c.name;
     m.kind = kind;
-    m.path = group.path + ".template.spec." + std::string(list) + "[" + std::to_string(i) + "]";
-    AddWritten(c.volume_mounts, m.path + ".volumeMounts", m.mounts);
+    m.mounts_path = group.path + ".template.spec." + std::string(list) + "[" + std::to_string(i) + "].volumeMounts";
+    AddWritten(c.volume_mounts, m.mounts);
     return m;
   };
   for (std::size_t i = 0; i < t.containers.size(); ++i) {
@@ -105,10 +108,10 @@ std::vector<ModelContainer> ModelPod(const RayClusterSpecView& spec, const Templ
     ModelContainer& m = pod.emplace_back();
     m.name = kr::kAutoscalerContainer;
     m.kind = "container";
-    m.path = std::string(spec_path) + ".autoscalerOptions";
+    m.mounts_path = std::string(spec_path) + ".autoscalerOptions.volumeMounts";
     if (spec.K8sTokenAuth()) AddByOperator(kr::kRayTokenVolume, kr::kRayTokenPath, kSidecarCause, m.mounts);
     if (spec.tls_enabled) AddByOperator(kr::kRayTlsVolume, kr::kRayTlsPath, kSidecarCause, m.mounts);
-    AddWritten(spec.autoscaler_volume_mounts, m.path + ".volumeMounts", m.mounts);
+    AddWritten(spec.autoscaler_volume_mounts, m.mounts);
     if (!HasExactPath(spec.autoscaler_volume_mounts, kr::kRayLogsPath)) {
       AddByOperator(kr::kRayLogsVolume, kr::kRayLogsPath, kRayLogsCause, m.mounts);
     }
@@ -118,7 +121,7 @@ std::vector<ModelContainer> ModelPod(const RayClusterSpecView& spec, const Templ
 
 // Sorting keeps this O(n log n) however many mounts a hostile object lists.
 void FindDuplicates(const TemplateGroup& group, const ModelContainer& c, std::vector<TemplateFinding>& out) {
-  if (c.mounts.size() < 2) return;
+  if (c.mounts.size() < 2 || out.size() >= kMaxTemplateMountFindings) return;
   std::vector<std::size_t> order(c.mounts.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -127,20 +130,26 @@ void FindDuplicates(const TemplateGroup& group, const ModelContainer& c, std::ve
     const std::string& path = c.mounts[*it].clean;
     const auto run_end = std::find_if(it, order.end(), [&](std::size_t k) { return c.mounts[k].clean != path; });
     const auto count = static_cast<std::size_t>(run_end - it);
-    if (count > 1) {
-      std::string_view field_path;  // the last mount the object writes: the one that collides
+    if (count > 1 && out.size() < kMaxTemplateMountFindings) {
+      std::size_t written = 0;  // the last mount the object writes: the one that collides
       std::string_view cause;
       std::string volumes;
       for (auto m = it; m != run_end; ++m) {
         const Mount& mount = c.mounts[*m];
-        if (!mount.field_path.empty()) field_path = mount.field_path;
+        if (mount.index != kAddedByKubeRay) written = mount.index;
         if (cause.empty()) cause = mount.cause;
-        volumes += volumes.empty() ? "" : ", ";
+        const auto named = static_cast<std::size_t>(m - it);
+        if (named > kMaxVolumesNamed) continue;
+        volumes += named == 0 ? "" : ", ";
+        if (named == kMaxVolumesNamed) {
+          volumes += "and " + std::to_string(count - named) + " more";
+          continue;
+        }
         volumes += Quote(mount.volume, 63);
-        if (mount.field_path.empty()) volumes += " added by KubeRay";
+        if (mount.index == kAddedByKubeRay) volumes += " added by KubeRay";
       }
       TemplateFinding f;
-      f.field_path = std::string(field_path);
+      f.field_path = c.mounts_path + "[" + std::to_string(written) + "]";
       f.summary = c.kind;
       f.summary += ' ';
       f.summary += Quote(c.name, 63);

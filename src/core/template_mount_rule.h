@@ -22,7 +22,8 @@
 // container's and are not reported twice. Paths are compared after
 // CleanMountPath, as DuplicateMountRule compares them. Returns one finding per
 // duplicated path, naming the mount of the template (or of autoscalerOptions)
-// that collides, in group order.
+// that collides, in group order; at most kMaxTemplateMountFindings of them,
+// each naming at most five volumes, so a hostile object gets a bounded answer.
 #pragma once
 
 #include <string_view>
@@ -32,6 +33,8 @@
 #include "template_finding.h"
 
 namespace ray_webhook {
+
+inline constexpr std::size_t kMaxTemplateMountFindings = 100;
 
 std::vector<TemplateFinding> CheckTemplateMounts(const RayObject& object);
 
