@@ -8,7 +8,11 @@
 // or RayService creates, named "<name>-<5 random>" (utils.GenerateRayClusterName).
 // Returns a finding at metadata.name when that cluster name has more than 50
 // characters, saying how many of the random characters survive; nothing for
-// a RayJob on an existing cluster (clusterSelector), or when no name is known.
+// a RayJob on an existing cluster (clusterSelector), for the RayCluster the
+// operator makes for a RayService or RayJob (label ray.io/originated-from-crd:
+// its owner was judged), or when no name is known. The collision needs the
+// operator to name heads itself; ray-webhook's own head names hash a long
+// cluster name, so PodPolicy makes the finding a warning, never a denial.
 #pragma once
 
 #include <optional>

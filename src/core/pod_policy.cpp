@@ -121,14 +121,16 @@ void ValidateRayObject(const AdmissionRequest& request, const PolicyConfig& poli
                   NewFindings(CheckTemplateMounts, object, old), decision);
     if (!decision.allowed) return;
   }
-  // The name cannot change after CREATE.
+  // A warning under enforce and warn alike: a denial would refuse exactly the
+  // long-named clusters (a RayService's) whose heads the head-name mutation
+  // names safely; the collision needs the operator to name heads itself. The
+  // name cannot change after CREATE.
   if (policy.head_uniqueness.name && policy.head_name_mode != RuleMode::kOff && request.operation == "CREATE") {
     if (auto finding = CheckClusterHeadName(object, request.name)) {
-      ApplyFindings(policy.head_name_mode, &Denial::Forbidden, kHeadNameRule, object, name,
-                    " To turn this rule off, run the webhook with --head-uniqueness=lookup or --head-name-mode=off "
-                    "(or warn).",
-                    {*finding}, decision);
-      if (!decision.allowed) return;
+      decision.warnings.push_back(AdmissionWarning(std::string(kHeadNameRule) + ": " + finding->field_path + ": " +
+                                                       std::string(RayObjectKindName(object.kind)) + " " +
+                                                       finding->summary,
+                                                   kMaxFieldWarningRunes));
     }
   }
   // Warnings only: the FQDN mutation has no mode, and a bare name works where DNS resolves it.

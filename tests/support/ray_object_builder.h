@@ -41,6 +41,10 @@ class RayObjectBuilder {
     spec().tls_enabled = true;
     return *this;
   }
+  RayObjectBuilder& Label(std::string k, std::string v) {
+    object_.metadata.labels.emplace_back(Keep(std::move(k)), Keep(std::move(v)));
+    return *this;
+  }
   RayObjectBuilder& Annotation(std::string k, std::string v) {
     object_.metadata.annotations.emplace_back(Keep(std::move(k)), Keep(std::move(v)));
     return *this;

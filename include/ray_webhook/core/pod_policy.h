@@ -16,9 +16,10 @@
 // CREATE and UPDATE of a ray.io RayCluster, RayJob or RayService is acted on
 // at /validate only (the mutating webhook never sees them): the duplicate-mount
 // rule (TemplateMountRule, duplicate_mount_mode), the long-name check of the
-// head-name rule (ClusterHeadNameRule, CREATE only, head_name_mode) and
-// warnings for bare worker addresses (TemplateAddressRule) run over the Pods
-// KubeRay would build from its group templates. On UPDATE only findings the
+// head-name rule (ClusterHeadNameRule, CREATE only, a warning unless
+// head_name_mode is off) and warnings for bare worker addresses
+// (TemplateAddressRule) run over the Pods KubeRay would build from its group
+// templates. On UPDATE only findings the
 // stored object (request.oldObject) did not have count.
 // The rules return findings; only this policy applies each rule's mode
 // (PolicyConfig) and decides what a failed head lookup means.

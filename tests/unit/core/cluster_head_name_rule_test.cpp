@@ -24,23 +24,22 @@ TEST(ClusterHeadNameRule, ALongerRayClusterNameSharesKubeRaysHeadName) {
   const auto f = Check(name, RayObjectKind::kRayCluster);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->field_path, "metadata.name");
-  EXPECT_NE(f->detail.find("has 52 characters"), std::string::npos) << f->detail;
-  EXPECT_NE(f->detail.find("\"" + std::string(50, 'a') + "-head\""), std::string::npos);
-  EXPECT_NE(f->detail.find("ENABLE_DETERMINISTIC_HEAD_POD_NAME"), std::string::npos);
-  EXPECT_NE(f->detail.find("at most 50 characters"), std::string::npos);
-  EXPECT_NE(f->summary.find("52 characters"), std::string::npos);
+  EXPECT_EQ(f->summary.rfind("name of 52 characters: ", 0), 0u) << f->summary;
+  EXPECT_NE(f->summary.find("\"" + std::string(50, 'a') + "-head\""), std::string::npos);
+  EXPECT_NE(f->summary.find("ENABLE_DETERMINISTIC_HEAD_POD_NAME"), std::string::npos);
+  EXPECT_NE(f->summary.find("at most 50 characters"), std::string::npos);
 }
 
 TEST(ClusterHeadNameRule, ARayServiceCountsTheRandomSuffixOfItsClusters) {
   EXPECT_FALSE(Check(std::string(44, 's'), RayObjectKind::kRayService));
   const auto f = Check(std::string(45, 's'), RayObjectKind::kRayService);
   ASSERT_TRUE(f);
-  EXPECT_NE(f->detail.find("keeps 4"), std::string::npos) << f->detail;
-  EXPECT_NE(f->detail.find("upgrade never completes"), std::string::npos);
-  EXPECT_NE(f->detail.find("at most 44 characters"), std::string::npos);
+  EXPECT_NE(f->summary.find("keep 4 of 5 random characters"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("an upgrade's two clusters can share one"), std::string::npos);
+  EXPECT_NE(f->summary.find("at most 44 characters"), std::string::npos);
   const auto none_left = Check(std::string(49, 's'), RayObjectKind::kRayService);
   ASSERT_TRUE(none_left);
-  EXPECT_NE(none_left->detail.find("keeps 0"), std::string::npos);
+  EXPECT_NE(none_left->summary.find("keep 0 of 5"), std::string::npos);
 }
 
 TEST(ClusterHeadNameRule, ARayJobOnAnExistingClusterHasNoHeadOfItsOwn) {
@@ -49,7 +48,15 @@ TEST(ClusterHeadNameRule, ARayJobOnAnExistingClusterHasNoHeadOfItsOwn) {
   EXPECT_FALSE(CheckClusterHeadName(b.object(), {}));
   const auto f = Check(std::string(47, 'j'), RayObjectKind::kRayJob);
   ASSERT_TRUE(f);
-  EXPECT_NE(f->detail.find("another RayJob"), std::string::npos) << f->detail;
+  EXPECT_NE(f->summary.find("keep 2 of 5"), std::string::npos) << f->summary;
+}
+
+// The cluster a RayService or RayJob makes was judged as its owner.
+TEST(ClusterHeadNameRule, TheClusterOfARayServiceIsNotJudgedAgain) {
+  RayObjectBuilder b(std::string(53, 'c'));
+  b.Label("ray.io/originated-from-crd", "RayService");
+  b.Head();
+  EXPECT_FALSE(CheckClusterHeadName(b.object(), {}));
 }
 
 TEST(ClusterHeadNameRule, TheRequestNameStandsInForAMissingOne) {

@@ -255,26 +255,28 @@ TEST(PodPolicy, RayObjectFindingsInWarnModeAreOneWarningEach) {
   EXPECT_TRUE(quiet.warnings.empty());
 }
 
-TEST(PodPolicy, RayObjectLongNameFollowsTheHeadNameRule) {
+// Never a denial: that would refuse the long-named clusters whose heads the head-name mutation names safely.
+TEST(PodPolicy, RayObjectLongNameIsAHeadNameWarning) {
   RayObjectBuilder b(std::string(46, 's'), RayObjectKind::kRayService);
   b.Head();
-  const Decision d = Decide(RayWrite(b), Endpoint::kValidate, PolicyConfig{});
-  ASSERT_FALSE(d.allowed);
-  EXPECT_EQ(d.denial.code, 403);
-  EXPECT_EQ(d.denial.rule, "head-name");
-  EXPECT_NE(d.denial.message.find("--head-name-mode=off"), std::string::npos);
-  PolicyConfig warn;
-  warn.head_name_mode = RuleMode::kWarn;
-  const Decision w = Decide(RayWrite(b), Endpoint::kValidate, warn);
-  EXPECT_TRUE(w.allowed);
-  ASSERT_EQ(w.warnings.size(), 1u);
-  EXPECT_EQ(w.warnings[0].rfind("head-name (warn mode): metadata.name: RayService name of 46 characters", 0), 0u)
-      << w.warnings[0];
+  for (RuleMode mode : {RuleMode::kEnforce, RuleMode::kWarn}) {
+    PolicyConfig config;
+    config.head_name_mode = mode;
+    const Decision d = Decide(RayWrite(b), Endpoint::kValidate, config);
+    EXPECT_TRUE(d.allowed);
+    ASSERT_EQ(d.warnings.size(), 1u);
+    EXPECT_EQ(d.warnings[0].rfind("head-name: metadata.name: RayService name of 46 characters", 0), 0u)
+        << d.warnings[0];
+    EXPECT_FALSE(d.warnings[0].ends_with("...")) << d.warnings[0];
+  }
+  PolicyConfig off;
+  off.head_name_mode = RuleMode::kOff;
+  EXPECT_TRUE(Decide(RayWrite(b), Endpoint::kValidate, off).warnings.empty());
   PolicyConfig lookup_only;
   lookup_only.head_uniqueness.name = false;
-  EXPECT_TRUE(Decide(RayWrite(b), Endpoint::kValidate, lookup_only).allowed);
+  EXPECT_TRUE(Decide(RayWrite(b), Endpoint::kValidate, lookup_only).warnings.empty());
   // The name cannot change after CREATE.
-  EXPECT_TRUE(Decide(RayWrite(b, "UPDATE"), Endpoint::kValidate, PolicyConfig{}).allowed);
+  EXPECT_TRUE(Decide(RayWrite(b, "UPDATE"), Endpoint::kValidate, PolicyConfig{}).warnings.empty());
 }
 
 TEST(PodPolicy, RayObjectUpdateCountsOnlyNewFindings) {
