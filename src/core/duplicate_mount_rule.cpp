@@ -63,10 +63,12 @@ constexpr KnownMount kKnownMounts[] = {
      "/var/run/secrets/ray.io/serviceaccount unless a mount named ray-token already exists: name your mount "
      "ray-token, or mount it elsewhere"},
     // pod.go RayLogVolumeName at RayLogVolumeMountPath, for the autoscaler sidecar and the history-server collector.
+    // addEmptyDir (v1.6.2 and v1.7.0) skips the mount when checkIfVolumeMounted finds one at exactly that path, as
+    // written, whatever its volume's name: a path written otherwise ("/tmp/ray/") gets KubeRay's mount as well.
     {kuberay::kRayLogsVolume, kuberay::kRayLogsPath,
      "KubeRay mounts its log volume \"ray-logs\" at /tmp/ray for the autoscaler sidecar or the history-server "
-     "collector (KubeRay 1.7), and adds it by volume name: name your /tmp/ray volume ray-logs, or mount it "
-     "elsewhere"},
+     "collector (KubeRay 1.7) unless the container already mounts exactly \"/tmp/ray\" (the path as written, "
+     "whatever the volume's name): write the path as \"/tmp/ray\", or mount it elsewhere"},
     // mTLS (KubeRay 1.7 spec.tlsOptions): the certificates at /etc/ray/tls.
     {kuberay::kRayTlsVolume, kuberay::kRayTlsPath,
      "with mTLS (spec.tlsOptions, KubeRay 1.7) KubeRay mounts volume \"ray-tls\" at /etc/ray/tls: mount "
