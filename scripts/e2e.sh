@@ -1068,7 +1068,8 @@ EOF
   tok_path='spec.workerGroupSpecs[0].template.spec.containers[0].volumeMounts[0]'
   tok_dup='container "ray-worker" would mount "/var/run/secrets/ray.io/serviceaccount" 2 times (volumes "my-token", "ray-token" added by KubeRay)'
   denied_rc='admission webhook "validate.rayclusters.ray-webhook.io" denied the request'
-  rc_reviews() { webhook_log_count "path=/validate uid=[^ ]* namespace=$adm "; }
+  rc_review="path=/validate uid=[^ ]* namespace=$adm pod=$tok "  # ray-webhook's line for a review of RayCluster $tok
+  rc_reviews() { webhook_log_count "$rc_review"; }
   s23a="23a kubectl apply of a RayCluster whose worker template mounts its own token at KubeRay's ray-token path under another name (authOptions enableK8sTokenAuth): refused (shipped flags) with the field path and the cause; nothing stored"
   out="$(manifest rc-token-dupmount.yaml NAME="$tok" | kc -n "$adm" apply -f - 2>&1)"
   if grep -qF "$denied_rc: RayCluster \"$tok\"" <<<"$out" && grep -qF "($tok_path): $tok_dup" <<<"$out" \
@@ -1093,6 +1094,7 @@ EOF
     fail "$s23c" "$out"
   fi
   show kubectl "$out"
+  # (stored only when 23c failed)
   manifest owners-shm-dupmount.yaml | kc -n "$adm" delete --ignore-not-found --wait=false -f - >/dev/null 2>&1
 
   # The same RayCluster under --duplicate-mount-mode=warn: stored, and the
@@ -1110,11 +1112,11 @@ EOF
   wait_until 60 "the operator's refused worker of $tok" refused_worker
   if grep -qx "raycluster.ray.io/$tok created" <<<"$out" \
     && grep -qxF "Warning: duplicate-mount (warn mode): $tok_path: $tok_dup" <<<"$out" \
-    && [ "$(rc_reviews)" -gt "$reviews0" ] && refused_worker && count_pods "$adm" "$tok" head 1 \
+    && webhook_log_grows "$rc_review" "$reviews0" && refused_worker && count_pods "$adm" "$tok" head 1 \
     && [ "$(pods_of "$adm" "$tok" worker | jq '.items | length')" = 0 ]; then
     pass "$s23b"
   else
-    fail "$s23b" "kubectl: $out | operator refused a worker: $(refused_worker && echo yes || echo no); workers stored: $(pods_of "$adm" "$tok" worker | jq '.items | length')"
+    fail "$s23b" "kubectl: $out | reviews logged $reviews0 -> $(rc_reviews); operator refused a worker: $(refused_worker && echo yes || echo no); heads stored: $(pods_of "$adm" "$tok" head | jq '.items | length'), workers: $(pods_of "$adm" "$tok" worker | jq '.items | length')"
   fi
   show kubectl "$out"
   show "operator log (logs/operator-$current.log), error" \
@@ -1130,7 +1132,7 @@ EOF
   new="$(kc -n "$adm" patch raycluster.ray.io "$tok" --type=json -p '[
     {"op": "add", "path": "/spec/headGroupSpec/template/spec/volumes", "value": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]},
     {"op": "add", "path": "/spec/headGroupSpec/template/spec/containers/0/volumeMounts", "value": [{"name": "dshm", "mountPath": "/dev/shm/"}]}]' 2>&1)"
-  wait_tenths=20 webhook_log_grows "path=/validate uid=[^ ]* namespace=$adm " "$reviews0" 2
+  wait_tenths=20 webhook_log_grows "$rc_review" "$reviews0" 2
   if [ "$upd" = "raycluster.ray.io/$tok labeled" ] && [ "$(rc_reviews)" -ge $((reviews0 + 2)) ] \
     && grep -qF "$denied_rc: RayCluster \"$tok\"" <<<"$new" \
     && grep -qF '(spec.headGroupSpec.template.spec.containers[0].volumeMounts[0]): container "ray-head" would mount "/dev/shm" 2 times' <<<"$new" \
