@@ -1101,6 +1101,93 @@ EOF
   # Back on ray-webhook before the next scenario.
   route_to ray-webhook "$webhook_port" "$webhook_ip"
 
+  # ---- 23a to 23d. RayCluster, RayJob and RayService admission: /validate as
+  # deploy/'s validate.rayclusters.ray-webhook.io entry sends them, checked
+  # against the Pods KubeRay would build from their templates.
+  adm=e2e-ray-admission
+  ensure_namespace "$adm"
+  tok=rc-token-dupmount
+  tok_path='spec.workerGroupSpecs[0].template.spec.containers[0].volumeMounts[0]'
+  tok_dup='container "ray-worker" would mount "/var/run/secrets/ray.io/serviceaccount" 2 times (volumes "my-token", "ray-token" added by KubeRay)'
+  denied_rc='admission webhook "validate.rayclusters.ray-webhook.io" denied the request'
+  rc_review="path=/validate uid=[^ ]* namespace=$adm pod=$tok "  # ray-webhook's line for a review of RayCluster $tok
+  rc_reviews() { webhook_log_count "$rc_review"; }
+  s23a="23a kubectl apply of a RayCluster whose worker template mounts its own token at KubeRay's ray-token path under another name (authOptions enableK8sTokenAuth): refused (shipped flags) with the field path and the cause; nothing stored"
+  out="$(manifest rc-token-dupmount.yaml NAME="$tok" | kc -n "$adm" apply -f - 2>&1)"
+  if grep -qF "$denied_rc: RayCluster \"$tok\"" <<<"$out" && grep -qF "($tok_path): $tok_dup" <<<"$out" \
+    && grep -q 'name your mount ray-token' <<<"$out" && ! kc -n "$adm" get raycluster.ray.io "$tok" >/dev/null 2>&1; then
+    pass "$s23a"
+  else
+    fail "$s23a" "$out"
+  fi
+  show kubectl "$out"
+
+  s23c="23c kubectl apply of a RayJob and a RayService whose embedded cluster's worker mounts its own volume at \"/dev/shm/\": both refused, naming spec.rayClusterSpec.workerGroupSpecs[0]... and spec.rayClusterConfig.workerGroupSpecs[0]... and KubeRay's shared-mem; neither stored"
+  out="$(manifest owners-shm-dupmount.yaml | kc -n "$adm" apply -f - 2>&1)"
+  shm_dup='container "ray-worker" would mount "/dev/shm" 2 times (volumes "dshm", "shared-mem" added by KubeRay)'
+  job_line="$(grep -F "$denied_rc: RayJob \"job-shm-dupmount\"" <<<"$out")"
+  svc_line="$(grep -F "$denied_rc: RayService \"service-shm-dupmount\"" <<<"$out")"
+  if grep -qF "(spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].volumeMounts[0]): $shm_dup" <<<"$job_line" \
+    && grep -qF "(spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].volumeMounts[0]): $shm_dup" <<<"$svc_line" \
+    && ! kc -n "$adm" get rayjob.ray.io job-shm-dupmount >/dev/null 2>&1 \
+    && ! kc -n "$adm" get rayservice.ray.io service-shm-dupmount >/dev/null 2>&1; then
+    pass "$s23c"
+  else
+    fail "$s23c" "$out"
+  fi
+  show kubectl "$out"
+  # (stored only when 23c failed)
+  manifest owners-shm-dupmount.yaml | kc -n "$adm" delete --ignore-not-found --wait=false -f - >/dev/null 2>&1
+
+  # The same RayCluster under --duplicate-mount-mode=warn: stored, and the
+  # operator then meets kube-apiserver's own Pod validation for each worker
+  # (k8s.io/kubernetes pkg/apis/core/validation ValidateVolumeMounts: a
+  # mountPath must be unique within a container), which is what the denial of
+  # 23a saves the user from finding in the operator's log.
+  stop_pid ray-webhook
+  rw_args="--duplicate-mount-mode=warn" start_ray_webhook
+  s23b="23b ray-webhook restarted with --duplicate-mount-mode=warn: the same apply stores the RayCluster and kubectl prints the warning with the field path; the operator's worker Pods are then refused by kube-apiserver (mountPath must be unique), none stored"
+  reviews0=$(rc_reviews)
+  out="$(manifest rc-token-dupmount.yaml NAME="$tok" | kc -n "$adm" apply -f - 2>&1)"
+  unique_pat='volumeMounts\[[0-9]*\]\.mountPath: Invalid value: \\*"/var/run/secrets/ray\.io/serviceaccount\\*": must be unique'
+  refused_worker() { grep "$tok-workers-worker" "$logs/operator-$current.log" | grep -q "$unique_pat"; }
+  wait_until 60 "the operator's refused worker of $tok" refused_worker
+  if grep -qx "raycluster.ray.io/$tok created" <<<"$out" \
+    && grep -qxF "Warning: duplicate-mount (warn mode): $tok_path: $tok_dup" <<<"$out" \
+    && webhook_log_grows "$rc_review" "$reviews0" && refused_worker && count_pods "$adm" "$tok" head 1 \
+    && [ "$(pods_of "$adm" "$tok" worker | jq '.items | length')" = 0 ]; then
+    pass "$s23b"
+  else
+    fail "$s23b" "kubectl: $out | reviews logged $reviews0 -> $(rc_reviews); operator refused a worker: $(refused_worker && echo yes || echo no); heads stored: $(pods_of "$adm" "$tok" head | jq '.items | length'), workers: $(pods_of "$adm" "$tok" worker | jq '.items | length')"
+  fi
+  show kubectl "$out"
+  show "operator log (logs/operator-$current.log), error" \
+    "$(grep "$tok-workers-worker" "$logs/operator-$current.log" | grep "$unique_pat" | head -1 | jq -r '.error // empty' 2>/dev/null)"
+
+  # Back to the shipped flags. The stored object keeps its finding: an UPDATE
+  # is judged on what it adds (docs/raycluster-admission.md, decision 3).
+  stop_pid ray-webhook
+  start_ray_webhook
+  s23d="23d shipped flags again: an UPDATE of that RayCluster (a label) is admitted despite the finding it already had; an UPDATE that adds a duplicate (the head mounts \"/dev/shm/\") is refused naming only the new one"
+  reviews0=$(rc_reviews)
+  upd="$(kc -n "$adm" label raycluster.ray.io "$tok" e2e.ray-webhook.io/updated=yes 2>&1)"
+  new="$(kc -n "$adm" patch raycluster.ray.io "$tok" --type=json -p '[
+    {"op": "add", "path": "/spec/headGroupSpec/template/spec/volumes", "value": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]},
+    {"op": "add", "path": "/spec/headGroupSpec/template/spec/containers/0/volumeMounts", "value": [{"name": "dshm", "mountPath": "/dev/shm/"}]}]' 2>&1)"
+  wait_tenths=20 webhook_log_grows "$rc_review" "$reviews0" 2
+  if [ "$upd" = "raycluster.ray.io/$tok labeled" ] && [ "$(rc_reviews)" -ge $((reviews0 + 2)) ] \
+    && grep -qF "$denied_rc: RayCluster \"$tok\"" <<<"$new" \
+    && grep -qF '(spec.headGroupSpec.template.spec.containers[0].volumeMounts[0]): container "ray-head" would mount "/dev/shm" 2 times' <<<"$new" \
+    && ! grep -qF "$tok_path" <<<"$new" \
+    && [ "$(kc -n "$adm" get raycluster.ray.io "$tok" -o jsonpath='{.spec.headGroupSpec.template.spec.containers[0].volumeMounts}')" = "" ]; then
+    pass "$s23d"
+  else
+    fail "$s23d" "label: $upd | reviews $reviews0 -> $(rc_reviews) | patch: $new"
+  fi
+  show "kubectl label" "$upd"
+  show "kubectl patch" "$new"
+  kc -n "$adm" delete raycluster.ray.io "$tok" --wait=false >/dev/null 2>&1
+
   # ---- 11. the second-head lookup against the real API server: what it stores
   # (Terminating, Failed and Succeeded heads, other clusters, other namespaces)
   # and how it refuses (401, 403, an unknown CA), under the shipped flags (fail

@@ -20,12 +20,12 @@ std::size_t ControlLength(std::string_view s, std::size_t i) {
 
 }  // namespace
 
-std::string AdmissionWarning(std::string_view text) {
+std::string AdmissionWarning(std::string_view text, std::size_t max_runes) {
   std::string out;
-  out.reserve(text.size() < kMaxWarningRunes ? text.size() : kMaxWarningRunes);
+  out.reserve(text.size() < max_runes ? text.size() : max_runes);
   std::size_t runes = 0;
   std::size_t i = 0;
-  std::size_t cut_at = std::string::npos;  // byte length after kMaxWarningRunes - 3 runes
+  std::size_t cut_at = std::string::npos;  // byte length after max_runes - 3 runes
   while (i < text.size()) {
     if (std::size_t n = ControlLength(text, i)) {
       i += n;
@@ -33,8 +33,8 @@ std::string AdmissionWarning(std::string_view text) {
     }
     std::size_t len = 1;
     while (i + len < text.size() && IsContinuationByte(static_cast<unsigned char>(text[i + len]))) ++len;
-    if (runes == kMaxWarningRunes - 3) cut_at = out.size();
-    if (runes == kMaxWarningRunes) {
+    if (runes == max_runes - 3) cut_at = out.size();
+    if (runes == max_runes) {
       out.resize(cut_at);
       out += "...";
       return out;

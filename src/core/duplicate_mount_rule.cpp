@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kuberay_mounts.h"
 #include "ray_webhook/core/admission_text.h"
 
 namespace ray_webhook {
@@ -51,23 +52,25 @@ struct KnownMount {
 
 constexpr KnownMount kKnownMounts[] = {
     // ray-operator/controllers/ray/common/pod.go: SharedMemoryVolumeName at SharedMemoryVolumeMountPath.
-    {"shared-mem", "/dev/shm",
+    {kuberay::kSharedMemVolume, kuberay::kSharedMemPath,
      "its Pod template was most likely changed in place by a shallow copy in the operator, which "
      "appended KubeRay's /dev/shm mount (volume \"shared-mem\") to it once per Pod (KubeRay #688, fixed by "
      "deep copies in KubeRay 0.5.0, PR #714). Upgrade the operator, or recreate the RayCluster so that its "
      "Pods are built from an unmodified template"},
     // pod.go AddRayTokenVolume (v1.6): the mount is skipped only when one is NAMED ray-token.
-    {"ray-token", "/var/run/secrets/ray.io/serviceaccount",
+    {kuberay::kRayTokenVolume, kuberay::kRayTokenPath,
      "with Kubernetes token authentication (spec.authOptions) KubeRay mounts volume \"ray-token\" at "
      "/var/run/secrets/ray.io/serviceaccount unless a mount named ray-token already exists: name your mount "
      "ray-token, or mount it elsewhere"},
     // pod.go RayLogVolumeName at RayLogVolumeMountPath, for the autoscaler sidecar and the history-server collector.
-    {"ray-logs", "/tmp/ray",
+    // addEmptyDir (v1.6.2 and v1.7.0) skips the mount when checkIfVolumeMounted finds one at exactly that path, as
+    // written, whatever its volume's name: a path written otherwise ("/tmp/ray/") gets KubeRay's mount as well.
+    {kuberay::kRayLogsVolume, kuberay::kRayLogsPath,
      "KubeRay mounts its log volume \"ray-logs\" at /tmp/ray for the autoscaler sidecar or the history-server "
-     "collector (KubeRay 1.7), and adds it by volume name: name your /tmp/ray volume ray-logs, or mount it "
-     "elsewhere"},
+     "collector (KubeRay 1.7) unless the container already mounts exactly \"/tmp/ray\" (the path as written, "
+     "whatever the volume's name): write the path as \"/tmp/ray\", or mount it elsewhere"},
     // mTLS (KubeRay 1.7 spec.tlsOptions): the certificates at /etc/ray/tls.
-    {"ray-tls", "/etc/ray/tls",
+    {kuberay::kRayTlsVolume, kuberay::kRayTlsPath,
      "with mTLS (spec.tlsOptions, KubeRay 1.7) KubeRay mounts volume \"ray-tls\" at /etc/ray/tls: mount "
      "your certificates elsewhere"},
 };
@@ -84,6 +87,13 @@ std::string_view LikelyCause(const Finding& f) {
 }
 
 }  // namespace
+
+std::string_view KubeRayMountCause(std::string_view volume) {
+  for (const KnownMount& known : kKnownMounts) {
+    if (known.volume == volume) return known.cause;
+  }
+  return {};
+}
 
 std::string CleanMountPath(std::string_view path) {
   std::string out;

@@ -29,6 +29,10 @@ inline constexpr std::string_view kDuplicateMountRule = "duplicate-mount";
 // container's root, which this rule cannot see).
 std::string CleanMountPath(std::string_view path);
 
+// Why KubeRay put a mount of this volume into a Pod it built (at the path it
+// uses for it), or empty for a volume KubeRay does not add.
+std::string_view KubeRayMountCause(std::string_view volume);
+
 std::optional<Denial> CheckDuplicateMounts(const Pod& pod, const std::optional<RayPodIdentity>& identity);
 
 }  // namespace ray_webhook

@@ -1,5 +1,8 @@
 #include "ray_webhook/core/pod_policy.h"
 
+#include <algorithm>
+
+#include "cluster_head_name_rule.h"
 #include "duplicate_env_rule.h"
 #include "duplicate_mount_rule.h"
 #include "fqdn_mutation.h"
@@ -7,6 +10,8 @@
 #include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/ray_pod.h"
 #include "second_head_rule.h"
+#include "template_address_rule.h"
+#include "template_mount_rule.h"
 
 namespace ray_webhook {
 namespace {
@@ -56,6 +61,86 @@ void Validate(const AdmissionRequest& request, const std::optional<RayPodIdentit
   for (std::string& warning : DuplicateEnvWarnings(pod)) decision.warnings.push_back(std::move(warning));
 }
 
+// More findings than this make an unreadable message or too many warnings
+// (kube-apiserver keeps at most 4 KiB of them); the count says the rest.
+constexpr std::size_t kMaxFindings = 5;
+
+// The findings of a rule over a ray.io object under the rule's mode: enforce
+// denies with every finding's detail, warn gives one warning per finding.
+void ApplyFindings(RuleMode mode, Denial (*make)(std::string_view, std::string), std::string_view rule,
+                   const RayObject& object, std::string_view name, std::string_view closing,
+                   const std::vector<TemplateFinding>& findings, Decision& decision) {
+  if (findings.empty() || mode == RuleMode::kOff) return;
+  const std::size_t shown = std::min(findings.size(), kMaxFindings);
+  if (mode == RuleMode::kWarn) {
+    for (std::size_t k = 0; k < shown; ++k) {
+      decision.warnings.push_back(
+          AdmissionWarning(std::string(rule) + " (warn mode): " + findings[k].field_path + ": " + findings[k].summary,
+                           kMaxFieldWarningRunes));
+    }
+    return;
+  }
+  std::string message(RayObjectKindName(object.kind));
+  message += ' ';
+  message += Quote(name, 63);
+  message += ": ";
+  for (std::size_t k = 0; k < shown; ++k) {
+    if (k > 0) message += "; ";
+    message += findings[k].detail;
+  }
+  if (findings.size() > shown) message += "; and " + std::to_string(findings.size() - shown) + " more";
+  message += '.';
+  message += closing;
+  decision.Deny(make(rule, std::move(message)));
+}
+
+// On UPDATE, what the stored object already had was admitted before (or
+// before the webhook was installed): only what the update brings counts, so
+// the operator's own updates (finalizers, which it must also be able to remove)
+// never fail on an old finding.
+template <typename Check>
+std::vector<TemplateFinding> NewFindings(Check check, const RayObject& object, const RayObject* old) {
+  std::vector<TemplateFinding> now = check(object);
+  if (old && !now.empty()) {
+    const std::vector<TemplateFinding> before = check(*old);
+    std::erase_if(now,
+                  [&](const TemplateFinding& f) { return std::find(before.begin(), before.end(), f) != before.end(); });
+  }
+  return now;
+}
+
+// /validate of a RayCluster, RayJob or RayService CREATE or UPDATE: the Pod
+// rules applied to the Pods KubeRay would build from its templates.
+void ValidateRayObject(const AdmissionRequest& request, const PolicyConfig& policy, Decision& decision) {
+  const RayObject& object = *request.ray_object;
+  const RayObject* old = request.operation == "UPDATE" && request.old_ray_object ? &*request.old_ray_object : nullptr;
+  const std::string_view name = object.metadata.name.empty() ? request.name : object.metadata.name;
+  if (policy.duplicate_mount_mode != RuleMode::kOff) {
+    ApplyFindings(policy.duplicate_mount_mode, &Denial::Invalid, kDuplicateMountRule, object, name,
+                  " Each mountPath must be unique within a container, so KubeRay could not create these Pods.",
+                  NewFindings(CheckTemplateMounts, object, old), decision);
+    if (!decision.allowed) return;
+  }
+  // A warning under enforce and warn alike: a denial would refuse exactly the
+  // long-named clusters (a RayService's) whose heads the head-name mutation
+  // names safely; the collision needs the operator to name heads itself. The
+  // name cannot change after CREATE.
+  if (policy.head_uniqueness.name && policy.head_name_mode != RuleMode::kOff && request.operation == "CREATE") {
+    if (auto finding = CheckClusterHeadName(object, request.name)) {
+      decision.warnings.push_back(AdmissionWarning(std::string(kHeadNameRule) + ": " + finding->field_path + ": " +
+                                                       std::string(RayObjectKindName(object.kind)) + " " +
+                                                       finding->summary,
+                                                   kMaxFieldWarningRunes));
+    }
+  }
+  // Warnings only: the FQDN mutation has no mode, and a bare name works where DNS resolves it.
+  const std::vector<TemplateFinding> bare = NewFindings(CheckTemplateAddresses, object, old);
+  for (std::size_t k = 0; k < bare.size() && k < kMaxFindings; ++k) {
+    decision.warnings.push_back(AdmissionWarning(
+        std::string(kBareAddressRule) + ": " + bare[k].field_path + ": " + bare[k].summary, kMaxFieldWarningRunes));
+  }
+}
+
 }  // namespace
 
 bool NeedsHeadLookup(const AdmissionRequest& request, Endpoint endpoint, const PolicyConfig& policy) {
@@ -68,6 +153,10 @@ bool NeedsHeadLookup(const AdmissionRequest& request, Endpoint endpoint, const P
 Decision Decide(const AdmissionRequest& request, Endpoint endpoint, const PolicyConfig& policy,
                 const HeadPodList* head_pods) {
   Decision decision;
+  if (request.IsRayObjectWrite()) {
+    if (endpoint == Endpoint::kValidate) ValidateRayObject(request, policy, decision);
+    return decision;
+  }
   if (!request.IsPodCreate()) return decision;
   const Pod& pod = *request.pod;
   const auto identity = IdentifyRayPod(pod);

@@ -27,6 +27,11 @@ class Reader {
   void Fail(std::string_view path, std::string_view what) {
     if (!failed()) error_ = std::string(path) + ": " + std::string(what);
   }
+  // Makes a relative error path absolute once the failure is known, so paths
+  // are spelled out only when they are reported.
+  void Prefix(std::string_view prefix) {
+    if (!error_.empty()) error_.insert(0, prefix);
+  }
   // For a decoder that walked a value on behalf of this one.
   void Adopt(const Reader& other) {
     if (failed()) return;
@@ -66,6 +71,14 @@ class Reader {
     if (!Ok(v.type().get(t)) || t == od::json_type::null) return;
     if (t != od::json_type::string) return Fail(path, "expected a string");
     Ok(v.get_string().get(*out));
+  }
+
+  // Null leaves *out untouched, as an absent field does; other non-booleans fail.
+  void Bool(od::value v, std::string_view path, bool* out) {
+    od::json_type t;
+    if (!Ok(v.type().get(t)) || t == od::json_type::null) return;
+    if (t != od::json_type::boolean) return Fail(path, "expected a boolean");
+    Ok(v.get_bool().get(*out));
   }
 
   // False for null, as for an absent field; other non-objects fail.
@@ -133,9 +146,29 @@ class Reader {
     });
   }
 
+  // A list of volume mounts, and the paths its errors are reported at.
+  struct MountPaths {
+    std::string_view list, name, mount_path;
+  };
+  void VolumeMounts(od::value v, const MountPaths& path, std::vector<VolumeMount>* out) {
+    out->clear();
+    od::array mounts;
+    if (!Array(v, path.list, &mounts)) return;
+    Objects(mounts, path.list, "expected an array of objects", [&](od::object m) {
+      VolumeMount& vm = out->emplace_back();
+      Fields(m, [&](std::string_view k, od::value value) {
+        if (k == "name") {
+          String(value, path.name, &vm.name);
+        } else if (k == "mountPath") {
+          String(value, path.mount_path, &vm.mount_path);
+        }
+      });
+    });
+  }
+
   // Fills *out in place: elements left from the previous review keep their
   // lists' storage, so a review like the last one allocates nothing here.
-  // path is "request.object.spec.<key>".
+  // path is relative to the object decoded, e.g. "spec.containers".
   void Containers(od::value v, std::string_view path, std::vector<Container>* out) {
     od::array list;
     if (!Array(v, path, &list)) {
@@ -202,19 +235,7 @@ class Reader {
           });
         });
       } else if (key == "volumeMounts") {
-        out.volume_mounts.clear();
-        od::array mounts;
-        if (!Array(v, ".volumeMounts", &mounts)) return;
-        Objects(mounts, ".volumeMounts", "expected an array of objects", [&](od::object m) {
-          VolumeMount& vm = out.volume_mounts.emplace_back();
-          Fields(m, [&](std::string_view k, od::value value) {
-            if (k == "name") {
-              String(value, ".volumeMounts[].name", &vm.name);
-            } else if (k == "mountPath") {
-              String(value, ".volumeMounts[].mountPath", &vm.mount_path);
-            }
-          });
-        });
+        VolumeMounts(v, {".volumeMounts", ".volumeMounts[].name", ".volumeMounts[].mountPath"}, &out.volume_mounts);
       }
     });
   }
@@ -231,7 +252,30 @@ class Reader {
   std::string error_;
 };
 
-// Fills pod in place, reusing the storage of the lists it already has.
+// A repeated metadata key adds to what the earlier one set, as Go's
+// encoding/json does for a struct; the caller clears meta once.
+void DecodeMeta(od::value v, Reader& r, ObjectMeta& meta) {
+  od::object o;
+  if (!r.Object(v, "metadata", &o)) return;
+  r.Fields(o, [&](std::string_view k, od::value m) {
+    if (k == "name") {
+      r.String(m, "metadata.name", &meta.name);
+    } else if (k == "generateName") {
+      r.String(m, "metadata.generateName", &meta.generate_name);
+    } else if (k == "namespace") {
+      r.String(m, "metadata.namespace", &meta.namespace_name);
+    } else if (k == "labels") {
+      r.Map(m, "metadata.labels", &meta.labels);
+    } else if (k == "annotations") {
+      r.Map(m, "metadata.annotations", &meta.annotations);
+    }
+  });
+}
+
+// Fills pod in place, reusing the storage of the lists it already has. Also
+// reads a Pod template (metadata and spec are all it has of a Pod). Error
+// paths are relative to the object ("spec.containers[0].name: ..."); the
+// caller prefixes where the object is.
 void DecodePod(od::object obj, Reader& r, Pod& pod) {
   ObjectMeta& meta = pod.metadata;
   meta.name = meta.generate_name = meta.namespace_name = {};
@@ -241,32 +285,19 @@ void DecodePod(od::object obj, Reader& r, Pod& pod) {
   r.Fields(obj, [&](std::string_view key, od::value v) {
     od::object o;
     if (key == "metadata") {
-      if (!r.Object(v, "request.object.metadata", &o)) return;
-      r.Fields(o, [&](std::string_view k, od::value m) {
-        if (k == "name") {
-          r.String(m, "request.object.metadata.name", &meta.name);
-        } else if (k == "generateName") {
-          r.String(m, "request.object.metadata.generateName", &meta.generate_name);
-        } else if (k == "namespace") {
-          r.String(m, "request.object.metadata.namespace", &meta.namespace_name);
-        } else if (k == "labels") {
-          r.Map(m, "request.object.metadata.labels", &meta.labels);
-        } else if (k == "annotations") {
-          r.Map(m, "request.object.metadata.annotations", &meta.annotations);
-        }
-      });
+      DecodeMeta(v, r, meta);
     } else if (key == "spec") {
-      if (!r.Object(v, "request.object.spec", &o)) return;
+      if (!r.Object(v, "spec", &o)) return;
       r.Fields(o, [&](std::string_view k, od::value list) {
         if (k == "containers") {
           containers = true;
-          r.Containers(list, "request.object.spec.containers", &pod.containers);
+          r.Containers(list, "spec.containers", &pod.containers);
         } else if (k == "initContainers") {
           init_containers = true;
-          r.Containers(list, "request.object.spec.initContainers", &pod.init_containers);
+          r.Containers(list, "spec.initContainers", &pod.init_containers);
         } else if (k == "ephemeralContainers") {
           ephemeral_containers = true;
-          r.Containers(list, "request.object.spec.ephemeralContainers", &pod.ephemeral_containers);
+          r.Containers(list, "spec.ephemeralContainers", &pod.ephemeral_containers);
         }
       });
     }
@@ -274,6 +305,123 @@ void DecodePod(od::object obj, Reader& r, Pod& pod) {
   if (!containers) pod.containers.clear();
   if (!init_containers) pod.init_containers.clear();
   if (!ephemeral_containers) pod.ephemeral_containers.clear();
+}
+
+// The ray.io objects below are decoded into fresh values (they are rare next to
+// Pods), each bounded by the body: a list holds one entry per element read.
+
+// A HeadGroupSpec or WorkerGroupSpec; error paths relative to the group.
+void DecodeGroup(od::object obj, Reader& r, RayGroupSpec& group, bool worker) {
+  r.Fields(obj, [&](std::string_view key, od::value v) {
+    if (worker && key == "groupName") {
+      r.String(v, "groupName", &group.group_name);
+    } else if (key == "rayStartParams") {
+      r.Map(v, "rayStartParams", &group.ray_start_params);
+    } else if (key == "template") {
+      od::object t;
+      if (!r.Object(v, "template", &t)) return;
+      Reader inner;
+      DecodePod(t, inner, group.template_pod);
+      inner.Prefix("template.");
+      r.Adopt(inner);
+    }
+  });
+}
+
+// A RayClusterSpec (ray-operator/apis/ray/v1/raycluster_types.go); error
+// paths relative to it.
+void DecodeClusterSpec(od::object obj, Reader& r, RayClusterSpecView& spec) {
+  r.Fields(obj, [&](std::string_view key, od::value v) {
+    od::object o;
+    if (key == "enableInTreeAutoscaling") {
+      r.Bool(v, "enableInTreeAutoscaling", &spec.enable_in_tree_autoscaling);
+    } else if (key == "autoscalerOptions") {
+      spec.autoscaler_volume_mounts.clear();
+      if (!r.Object(v, "autoscalerOptions", &o)) return;
+      r.Fields(o, [&](std::string_view k, od::value f) {
+        if (k != "volumeMounts") return;
+        r.VolumeMounts(f,
+                       {"autoscalerOptions.volumeMounts", "autoscalerOptions.volumeMounts[].name",
+                        "autoscalerOptions.volumeMounts[].mountPath"},
+                       &spec.autoscaler_volume_mounts);
+      });
+    } else if (key == "authOptions") {
+      spec.auth_mode = {};
+      spec.enable_k8s_token_auth = false;
+      if (!r.Object(v, "authOptions", &o)) return;
+      r.Fields(o, [&](std::string_view k, od::value f) {
+        if (k == "mode") {
+          r.String(f, "authOptions.mode", &spec.auth_mode);
+        } else if (k == "enableK8sTokenAuth") {
+          r.Bool(f, "authOptions.enableK8sTokenAuth", &spec.enable_k8s_token_auth);
+        }
+      });
+    } else if (key == "tlsOptions") {
+      spec.tls_enabled = false;
+      if (!r.Object(v, "tlsOptions", &o)) return;
+      r.Fields(o, [&](std::string_view k, od::value f) {
+        if (k == "enabled") r.Bool(f, "tlsOptions.enabled", &spec.tls_enabled);
+      });
+    } else if (key == "headGroupSpec") {
+      spec.head_group = {};
+      spec.has_head_group = r.Object(v, "headGroupSpec", &o);
+      if (!spec.has_head_group) return;
+      Reader inner;
+      DecodeGroup(o, inner, spec.head_group, false);
+      inner.Prefix("headGroupSpec.");
+      r.Adopt(inner);
+    } else if (key == "workerGroupSpecs") {
+      spec.worker_groups.clear();
+      od::array groups;
+      if (!r.Array(v, "workerGroupSpecs", &groups)) return;
+      r.Objects(groups, "workerGroupSpecs", "expected an array of objects", [&](od::object g) {
+        Reader inner;
+        DecodeGroup(g, inner, spec.worker_groups.emplace_back(), true);
+        inner.Prefix("workerGroupSpecs[" + std::to_string(spec.worker_groups.size() - 1) + "].");
+        r.Adopt(inner);
+      });
+    }
+  });
+}
+
+// A RayCluster, RayJob or RayService; error paths relative to the object.
+void DecodeRayObject(od::object obj, Reader& r, RayObjectKind kind, RayObject& out) {
+  out = RayObject{};
+  out.kind = kind;
+  r.Fields(obj, [&](std::string_view key, od::value v) {
+    if (key == "metadata") {
+      DecodeMeta(v, r, out.metadata);
+      return;
+    }
+    if (key != "spec") return;
+    od::object spec;
+    out.cluster.reset();
+    out.uses_cluster_selector = false;
+    if (!r.Object(v, "spec", &spec)) return;
+    if (kind == RayObjectKind::kRayCluster) {
+      Reader inner;
+      DecodeClusterSpec(spec, inner, out.cluster.emplace());
+      inner.Prefix("spec.");
+      r.Adopt(inner);
+      return;
+    }
+    const std::string_view field = kind == RayObjectKind::kRayJob ? "rayClusterSpec" : "rayClusterConfig";
+    r.Fields(spec, [&](std::string_view k, od::value f) {
+      od::object o;
+      if (k == field) {
+        out.cluster.reset();
+        if (!r.Object(f, kind == RayObjectKind::kRayJob ? "spec.rayClusterSpec" : "spec.rayClusterConfig", &o)) return;
+        Reader inner;
+        DecodeClusterSpec(o, inner, out.cluster.emplace());
+        inner.Prefix(kind == RayObjectKind::kRayJob ? "spec.rayClusterSpec." : "spec.rayClusterConfig.");
+        r.Adopt(inner);
+      } else if (kind == RayObjectKind::kRayJob && k == "clusterSelector") {
+        StringMap selector;
+        r.Map(f, "spec.clusterSelector", &selector);
+        out.uses_cluster_selector = !selector.empty();
+      }
+    });
+  });
 }
 
 bool IsCorePod(const GroupVersionKind& kind) {
@@ -372,6 +520,8 @@ Result<const AdmissionRequest*> ReviewDecoder::Decode(std::string_view body, std
 
   AdmissionRequest& req = impl_->request;
   impl_->ParkPod();
+  req.ray_object.reset();
+  req.old_ray_object.reset();
   req.version = ReviewVersion::kV1;
   req.uid = req.operation = req.namespace_name = req.name = {};
   req.kind = {};
@@ -384,6 +534,8 @@ Result<const AdmissionRequest*> ReviewDecoder::Decode(std::string_view body, std
   Reader header;  // apiVersion and kind
   Reader r;       // the request
   Reader pod;     // the Pod, which counts only when request.kind says Pod
+  Reader ray;     // a ray.io object, read only once request.kind names one
+  bool object_before_kind = false;
   r.Fields(review, [&](std::string_view key, od::value v) {
     if (key == "apiVersion") {
       header.String(v, "apiVersion", &api_version);
@@ -414,15 +566,39 @@ Result<const AdmissionRequest*> ReviewDecoder::Decode(std::string_view body, std
           r.String(f, "request.namespace", &req.namespace_name);
         } else if (k == "name") {
           r.String(f, "request.name", &req.name);
-        } else if (k == "object") {
-          // Skipped unread once the kind is known not to be a Pod.
-          if (!req.kind.kind.empty() && !IsCorePod(req.kind)) return;
+        } else if (k == "object" || k == "oldObject") {
+          const bool old_object = k == "oldObject";
+          if (const auto ray_kind = RayObjectKindOf(req.kind)) {
+            std::optional<RayObject>& out = old_object ? req.old_ray_object : req.ray_object;
+            out.reset();
+            Reader reader;
+            od::object obj;
+            if (reader.Object(f, old_object ? "request.oldObject" : "request.object", &obj)) {
+              DecodeRayObject(obj, reader, *ray_kind, out.emplace());
+              reader.Prefix(old_object ? "request.oldObject." : "request.object.");
+            }
+            if (reader.json_error() != SUCCESS) {
+              r.Adopt(reader);  // invalid JSON ends the walk
+            } else if (old_object) {
+              // The stored object is only compared with; one that does not read is as good as none.
+              if (reader.failed()) out.reset();
+            } else {
+              ray = reader;
+              object_before_kind = false;
+            }
+            return;
+          }
+          // The old Pod is never read; the object is skipped unread once the
+          // kind is known not to be a Pod.
+          if (old_object || (!req.kind.kind.empty() && !IsCorePod(req.kind))) return;
           od::object obj;
           pod = Reader();
           impl_->ParkPod();
           if (!pod.Object(f, "request.object", &obj)) return;
+          object_before_kind = req.kind.kind.empty();
           req.pod.emplace(std::move(impl_->spare_pod));
           DecodePod(obj, pod, *req.pod);
+          pod.Prefix("request.object.");
           // Invalid JSON ends the walk; a type error in a Pod may not count.
           if (pod.json_error() != SUCCESS) r.Adopt(pod);
         }
@@ -464,6 +640,15 @@ Result<const AdmissionRequest*> ReviewDecoder::Decode(std::string_view body, std
     r.Adopt(pod);
   } else {
     impl_->ParkPod();
+  }
+  if (RayObjectKindOf(req.kind)) {
+    // One pass, front to back: an object read before its kind was known was
+    // read as a Pod, and cannot be read again. kube-apiserver always sends
+    // the kind first.
+    if (object_before_kind && !r.failed()) {
+      r.Fail("request.object", "a ray.io object must come after request.kind in the review");
+    }
+    r.Adopt(ray);
   }
   if (r.failed()) {
     return Status::Error(r.error());

@@ -20,6 +20,7 @@ ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const Polic
   out.namespace_name = request.namespace_name;
   out.pod_name = request.PodName();
   if (request.pod) out.cluster = Lookup(request.pod->metadata.labels, kClusterLabel).value_or("");
+  if (request.ray_object && request.ray_object->kind == RayObjectKind::kRayCluster) out.cluster = out.pod_name;
   std::optional<HeadPodList> heads;
   if (lookup && NeedsHeadLookup(request, endpoint, policy)) {
     heads = lookup(request.PodNamespace(), out.cluster);

@@ -5,7 +5,8 @@
 //   - the Service reaches the container's port, and the server's --port;
 //   - every webhook calls that Service, on the server's routes (/mutate, /validate);
 //   - selectors: never kube-system or the webhook's own namespace, only Ray Pods
-//     unless a namespace opts in, and no Pod reviewed twice;
+//     unless a namespace opts in, and no Pod reviewed twice; one validating
+//     entry for RayClusters, RayJobs and RayServices;
 //   - probes hit /readyz and /healthz over plain HTTP on the container port
 //     that is the server's --probe-port (the webhook port may require client
 //     certificates, which the kubelet does not present);
@@ -88,6 +89,11 @@ function loadObjects(file) {
       return d.toJS();
     })
     .filter((o) => o);
+}
+
+// The entry for ray.io objects (RayCluster, RayJob, RayService) rather than Pods.
+function isRayObjectEntry(w) {
+  return (w.rules ?? []).some((r) => (r.apiGroups ?? []).includes("ray.io"));
 }
 
 // Kubernetes label selector semantics (metav1.LabelSelector): absent selects all.
@@ -339,14 +345,25 @@ for (const file of files) {
       `${id}: timeoutSeconds set and at most 5`, `${w.timeoutSeconds}`);
     check(["Fail", "Ignore"].includes(w.failurePolicy), `${id}: failurePolicy stated explicitly`, `${w.failurePolicy}`);
     const rules = w.rules ?? [];
-    check(rules.length > 0 && rules.every((r) => JSON.stringify(r.apiGroups) === '[""]' && JSON.stringify(r.apiVersions) === '["v1"]'
-      && JSON.stringify(r.resources) === '["pods"]' && JSON.stringify(r.operations) === '["CREATE"]'),
-      `${id}: rules are Pods on CREATE only`, JSON.stringify(rules));
-    if (kind === "mutating") check(w.reinvocationPolicy === "IfNeeded", `${id}: reinvocationPolicy IfNeeded`);
     for (const never of ["kube-system", nsName]) {
       check(!selects(w.namespaceSelector, nsLabels(never)) && !selects(w.namespaceSelector, nsLabels(never, optInLabels)),
         `${id}: namespaceSelector never matches ${never}`);
     }
+    if (isRayObjectEntry(w)) {
+      // RayClusters, RayJobs and RayServices themselves: no Pod, so no objectSelector;
+      // never their status subresource, which the operator writes on every reconcile.
+      check(kind === "validating" && rules.length === 1 && JSON.stringify(rules[0].apiVersions) === '["v1","v1alpha1"]'
+        && JSON.stringify([...rules[0].resources].sort()) === '["rayclusters","rayjobs","rayservices"]'
+        && JSON.stringify(rules[0].operations) === '["CREATE","UPDATE"]',
+        `${id}: rules are ray.io rayclusters, rayjobs and rayservices (v1, v1alpha1) on CREATE and UPDATE, validating only`,
+        JSON.stringify(rules));
+      check(w.objectSelector === undefined, `${id}: no objectSelector (the custom resources carry no Ray Pod labels)`);
+      continue;
+    }
+    check(rules.length > 0 && rules.every((r) => JSON.stringify(r.apiGroups) === '[""]' && JSON.stringify(r.apiVersions) === '["v1"]'
+      && JSON.stringify(r.resources) === '["pods"]' && JSON.stringify(r.operations) === '["CREATE"]'),
+      `${id}: rules are Pods on CREATE only`, JSON.stringify(rules));
+    if (kind === "mutating") check(w.reinvocationPolicy === "IfNeeded", `${id}: reinvocationPolicy IfNeeded`);
     const rayOnly = selects(w.objectSelector, rayHead) && selects(w.objectSelector, rayWorker)
       && !selects(w.objectSelector, plainPod) && !selects(w.objectSelector, { "ray.io/node-type": "redis-cleanup" });
     const optIn = !selects(w.namespaceSelector, nsLabels("default"));
@@ -358,8 +375,11 @@ for (const file of files) {
     }
   }
   // Who sees which Pod.
-  const callers = (podLabelsX, nsLabelsX) => webhooks.filter(({ w }) =>
+  const callers = (podLabelsX, nsLabelsX) => webhooks.filter(({ w }) => !isRayObjectEntry(w) &&
     selects(w.namespaceSelector, nsLabelsX) && selects(w.objectSelector, podLabelsX));
+  const rayObjectEntries = webhooks.filter(({ w }) => isRayObjectEntry(w));
+  check(rayObjectEntries.length === 1 && rayObjectEntries[0].kind === "validating",
+    "one validating webhook reviews RayClusters, RayJobs and RayServices", rayObjectEntries.map(({ w }) => w.name).join(", "));
   for (const [what, labels] of [["Ray head", rayHead], ["Ray worker", rayWorker]]) {
     for (const nsl of [nsLabels("default"), nsLabels("team-a", optInLabels)]) {
       const c = callers(labels, nsl);

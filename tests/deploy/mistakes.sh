@@ -24,6 +24,8 @@ cases=(
   "deploy/base/webhooks.yaml|0,/\"kube-system\", \"ray-webhook-system\"/s//\"ray-webhook-system\"/|namespaceSelector never matches kube-system"
   "deploy/base/webhooks.yaml|0,/objectSelector:/s//objectSelectors:/|sees only Ray Pods"
   "deploy/base/webhooks.yaml|/validate-all-pods.ray-webhook.io/,\${s/values: \[\"head\", \"worker\"\]/values: [\"head\"]/}|opt-in entry covers the non-Ray Pods only"
+  "deploy/base/webhooks.yaml|/validate.rayclusters.ray-webhook.io/,\${s/operations: \[\"CREATE\", \"UPDATE\"\]/operations: [\"CREATE\"]/}|rules are ray.io rayclusters, rayjobs and rayservices"
+  "deploy/base/webhooks.yaml|/validate.rayclusters.ray-webhook.io/,\${s/resources: \[\"rayclusters\", /resources: [\"rayclusters\/status\", /}|rules are ray.io rayclusters, rayjobs and rayservices"
   "deploy/base/webhooks.yaml|0,/^      name: ray-webhook\$/s//      name: ray-webhook-svc/|calls Service ray-webhook-system/ray-webhook"
   "deploy/base/webhooks.yaml|0,/timeoutSeconds: 5/s//timeoutSeconds: 15/|timeoutSeconds set and at most 5"
   "deploy/base/webhooks.yaml|0,/reinvocationPolicy: IfNeeded/s//reinvocationPolicy: Never/|reinvocationPolicy IfNeeded"

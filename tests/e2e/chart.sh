@@ -114,9 +114,12 @@ chart_checks() {
   # them shows the log has caught up).
   kc apply -f "$work/chart-live-cel.yaml" >>"$logs/chart-apply.log" 2>&1 \
     || { ok=0; why="apply with matchConditions: $(grep -v '^Warning' "$logs/chart-apply.log" | tail -2 | tr '\n' ' ')"; }
-  [ "$(kc get mutatingwebhookconfiguration ray-webhook -o json | jq -c '.webhooks | map(.matchConditions // [] | length)')" = "[1]" ] \
-    && [ "$(kc get validatingwebhookconfiguration ray-webhook -o json | jq -c '.webhooks | map(.matchConditions // [] | length)')" = "[1,0]" ] \
-    || { ok=0; why="matchConditions not stored on the two Ray entries"; }
+  # By entry name: the CEL reads Pod labels, so only the two Ray Pod entries carry it (not
+  # validate-all-pods, nor validate.rayclusters, whose objects are RayClusters, RayJobs and RayServices).
+  conditions() { kc get "$1" ray-webhook -o json | jq -r '[.webhooks[] | "\(.name)=\(.matchConditions // [] | length)"] | join(" ")'; }
+  [ "$(conditions mutatingwebhookconfiguration)" = "mutate.pods.ray-webhook.io=1" ] \
+    && [ "$(conditions validatingwebhookconfiguration)" = "validate.pods.ray-webhook.io=1 validate-all-pods.ray-webhook.io=0 validate.rayclusters.ray-webhook.io=0" ] \
+    || { ok=0; why="matchConditions not stored on the two Ray Pod entries alone: $(conditions mutatingwebhookconfiguration) $(conditions validatingwebhookconfiguration)"; }
   sleep 1  # the API server's webhook informer
   chart_pod chart-no-cluster-b "$no_cluster" | kc -n "$ns" create -f - >>"$logs/chart-pods.log" 2>&1
   chart_pod chart-empty-cluster-b "$empty_cluster" | kc -n "$ns" create -f - >>"$logs/chart-pods.log" 2>&1

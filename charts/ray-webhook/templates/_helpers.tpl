@@ -80,11 +80,19 @@ Takes a dict: fullname, namespace, port, path, caBundle, timeoutSeconds.
     caBundle: {{ . }}
     {{- end }}
   rules:
+  {{- if .rayObjects }}
+  - apiGroups: ["ray.io"]
+    apiVersions: ["v1", "v1alpha1"]
+    operations: ["CREATE", "UPDATE"]
+    resources: ["rayclusters", "rayjobs", "rayservices"]
+    scope: Namespaced
+  {{- else }}
   - apiGroups: [""]
     apiVersions: ["v1"]
     operations: ["CREATE"]
     resources: ["pods"]
     scope: Namespaced
+  {{- end }}
   matchPolicy: Equivalent
   sideEffects: None
   admissionReviewVersions: ["v1", "v1beta1"]

@@ -3,8 +3,8 @@
 // Contract: a pure function of the request, the configuration and the facts
 // the edge gathered from the cluster (the head Pods listed from the API); no
 // I/O, no clock, no globals, so it can be tested, benchmarked and fuzzed
-// alone. Only Pod CREATE is acted on; every other request is allowed
-// unchanged. Rules run in this order and the first denial ends the review:
+// alone. Only Pod CREATE and the ray.io writes below are acted on; every
+// other request is allowed unchanged. Rules run in this order and the first denial ends the review:
 //  - both endpoints: DuplicateMountRule. The mutating endpoint applies it too
 //    because kube-apiserver runs its own Pod validation ("must be unique")
 //    after mutating and before validating webhooks, so only a mutating
@@ -13,6 +13,14 @@
 //  - /mutate: the FQDN mutation, and the deterministic head name;
 //  - /validate (never patches): HeadNameRule, SecondHeadRule, and warnings
 //    for duplicate env names.
+// CREATE and UPDATE of a ray.io RayCluster, RayJob or RayService is acted on
+// at /validate only (the mutating webhook never sees them): the duplicate-mount
+// rule (TemplateMountRule, duplicate_mount_mode), the long-name check of the
+// head-name rule (ClusterHeadNameRule, CREATE only, a warning unless
+// head_name_mode is off) and warnings for bare worker addresses
+// (TemplateAddressRule) run over the Pods KubeRay would build from its group
+// templates. On UPDATE only findings the
+// stored object (request.oldObject) did not have count.
 // The rules return findings; only this policy applies each rule's mode
 // (PolicyConfig) and decides what a failed head lookup means.
 #pragma once

@@ -28,6 +28,13 @@ TEST(AdmissionWarning, CutAt120RunesWithEllipsis) {
   EXPECT_EQ(AdmissionWarning(std::string(120, 'b')), std::string(120, 'b'));
 }
 
+TEST(AdmissionWarning, AWarningWithAFieldPathMayTakeWhatTheApiServerKeeps) {
+  const std::string w = AdmissionWarning(std::string(300, 'a'), kMaxFieldWarningRunes);
+  EXPECT_EQ(Runes(w), 256u);
+  EXPECT_TRUE(w.ends_with("..."));
+  EXPECT_EQ(AdmissionWarning(std::string(200, 'b'), kMaxFieldWarningRunes), std::string(200, 'b'));
+}
+
 TEST(AdmissionWarning, CutNeverSplitsAMultibyteCharacter) {
   std::string text;
   for (int i = 0; i < 200; ++i) text += "\xc3\xa9";  // é

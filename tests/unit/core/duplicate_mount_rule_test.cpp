@@ -64,11 +64,15 @@ TEST(DuplicateMountRule, TokenAuthsMountIsBlamedOnTokenAuth) {
   EXPECT_EQ(m.find("shallow copy"), std::string::npos) << m;
 }
 
+// pod.go (v1.6.2) addEmptyDir: ray-logs is skipped only when a mount at exactly "/tmp/ray" exists (checkIfVolumeMounted
+// compares mountPath as written), so "/tmp/ray/" under any name collides with it and the advice is the path.
 TEST(DuplicateMountRule, LogVolumeAndMtlsAreBlamedOnWhatAddsThem) {
   PodBuilder logs;
-  logs.RayHead("c").Container("ray-head").Mount("my-logs", "/tmp/ray").Mount("ray-logs", "/tmp/ray");
+  logs.RayHead("c").Container("ray-head").Mount("my-logs", "/tmp/ray/").Mount("ray-logs", "/tmp/ray");
   const std::string m = CheckDuplicateMounts(logs.pod(), IdentifyRayPod(logs.pod()))->message;
   EXPECT_NE(m.find("autoscaler sidecar or the history-server collector"), std::string::npos) << m;
+  EXPECT_NE(m.find("write the path as \"/tmp/ray\""), std::string::npos) << m;
+  EXPECT_EQ(m.find("by volume name"), std::string::npos) << m;
   PodBuilder tls;
   tls.RayWorker("c", "g").Container("ray-worker").Mount("certs", "/etc/ray/tls").Mount("ray-tls", "/etc/ray/tls");
   const std::string t = CheckDuplicateMounts(tls.pod(), IdentifyRayPod(tls.pod()))->message;

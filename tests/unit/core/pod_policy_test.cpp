@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "support/pod_builder.h"
+#include "support/ray_object_builder.h"
 
 namespace ray_webhook {
 namespace {
 
 using testing::PodBuilder;
+using testing::RayObjectBuilder;
 
 AdmissionRequest PodCreate(const PodBuilder& b, std::string_view ns = "default") {
   AdmissionRequest r;
@@ -194,6 +196,118 @@ TEST(PodPolicy, DuplicateMountModes) {
   const Decision quiet = Decide(PodCreate(b), Endpoint::kMutate, off);
   EXPECT_TRUE(quiet.allowed);
   EXPECT_FALSE(quiet.patch.empty());  // the mutation still runs
+}
+
+// A ray.io write: the RayObject is copied in, its views still point into the builder.
+AdmissionRequest RayWrite(RayObjectBuilder& b, std::string_view op = "CREATE") {
+  AdmissionRequest r;
+  r.uid = "u";
+  r.kind = {"ray.io", "v1", RayObjectKindName(b.object().kind)};
+  r.operation = op;
+  r.namespace_name = "default";
+  r.name = b.object().metadata.name;
+  r.ray_object = b.object();
+  return r;
+}
+
+// Two duplicate paths in two worker groups.
+void TwoDuplicates(RayObjectBuilder& b) {
+  b.Head();
+  b.Worker("a").Mount("x", "/x").Mount("y", "/x/");
+  b.Worker("b").Mount("dshm", "/dev/shm/");
+}
+
+TEST(PodPolicy, RayObjectDuplicateMountsAreDeniedWithEveryFinding) {
+  RayObjectBuilder b("rc");
+  TwoDuplicates(b);
+  const Decision d = Decide(RayWrite(b), Endpoint::kValidate, PolicyConfig{});
+  ASSERT_FALSE(d.allowed);
+  EXPECT_EQ(d.denial.code, 422);
+  EXPECT_EQ(d.denial.rule, "duplicate-mount");
+  EXPECT_EQ(d.denial.message.rfind("RayCluster \"rc\": group \"a\"", 0), 0u) << d.denial.message;
+  EXPECT_NE(d.denial.message.find("; group \"b\""), std::string::npos);
+  EXPECT_NE(d.denial.message.find("Each mountPath must be unique"), std::string::npos);
+  // The mutating webhook never sees ray.io objects; if it did, it would leave them alone.
+  const Decision m = Decide(RayWrite(b), Endpoint::kMutate, PolicyConfig{});
+  EXPECT_TRUE(m.allowed);
+  EXPECT_TRUE(m.patch.empty());
+  EXPECT_TRUE(m.warnings.empty());
+  // DELETE and CONNECT are not acted on.
+  EXPECT_TRUE(Decide(RayWrite(b, "DELETE"), Endpoint::kValidate, PolicyConfig{}).allowed);
+}
+
+TEST(PodPolicy, RayObjectFindingsInWarnModeAreOneWarningEach) {
+  RayObjectBuilder b("rc");
+  TwoDuplicates(b);
+  PolicyConfig warn;
+  warn.duplicate_mount_mode = RuleMode::kWarn;
+  const Decision d = Decide(RayWrite(b), Endpoint::kValidate, warn);
+  EXPECT_TRUE(d.allowed);
+  ASSERT_EQ(d.warnings.size(), 2u);
+  EXPECT_EQ(d.warnings[0].rfind("duplicate-mount (warn mode): spec.workerGroupSpecs[0].template.spec.containers[0]", 0),
+            0u)
+      << d.warnings[0];
+  for (const std::string& w : d.warnings) EXPECT_LE(w.size(), 120u * 4) << w;
+  PolicyConfig off;
+  off.duplicate_mount_mode = RuleMode::kOff;
+  const Decision quiet = Decide(RayWrite(b), Endpoint::kValidate, off);
+  EXPECT_TRUE(quiet.allowed);
+  EXPECT_TRUE(quiet.warnings.empty());
+}
+
+// Never a denial: that would refuse the long-named clusters whose heads the head-name mutation names safely.
+TEST(PodPolicy, RayObjectLongNameIsAHeadNameWarning) {
+  RayObjectBuilder b(std::string(46, 's'), RayObjectKind::kRayService);
+  b.Head();
+  for (RuleMode mode : {RuleMode::kEnforce, RuleMode::kWarn}) {
+    PolicyConfig config;
+    config.head_name_mode = mode;
+    const Decision d = Decide(RayWrite(b), Endpoint::kValidate, config);
+    EXPECT_TRUE(d.allowed);
+    ASSERT_EQ(d.warnings.size(), 1u);
+    EXPECT_EQ(d.warnings[0].rfind("head-name: metadata.name: RayService name of 46 characters", 0), 0u)
+        << d.warnings[0];
+    EXPECT_FALSE(d.warnings[0].ends_with("...")) << d.warnings[0];
+  }
+  PolicyConfig off;
+  off.head_name_mode = RuleMode::kOff;
+  EXPECT_TRUE(Decide(RayWrite(b), Endpoint::kValidate, off).warnings.empty());
+  PolicyConfig lookup_only;
+  lookup_only.head_uniqueness.name = false;
+  EXPECT_TRUE(Decide(RayWrite(b), Endpoint::kValidate, lookup_only).warnings.empty());
+  // The name cannot change after CREATE.
+  EXPECT_TRUE(Decide(RayWrite(b, "UPDATE"), Endpoint::kValidate, PolicyConfig{}).warnings.empty());
+}
+
+TEST(PodPolicy, RayObjectUpdateCountsOnlyNewFindings) {
+  RayObjectBuilder before("rc");
+  before.Head();
+  before.Worker("a").Mount("x", "/x").Mount("y", "/x/");
+  RayObjectBuilder after("rc");
+  TwoDuplicates(after);
+  AdmissionRequest same = RayWrite(before, "UPDATE");
+  same.old_ray_object = before.object();
+  EXPECT_TRUE(Decide(same, Endpoint::kValidate, PolicyConfig{}).allowed);
+  AdmissionRequest worse = RayWrite(after, "UPDATE");
+  worse.old_ray_object = before.object();
+  const Decision d = Decide(worse, Endpoint::kValidate, PolicyConfig{});
+  ASSERT_FALSE(d.allowed);
+  EXPECT_EQ(d.denial.message.find("group \"a\""), std::string::npos) << d.denial.message;
+  EXPECT_NE(d.denial.message.find("group \"b\""), std::string::npos);
+  // Without the old object every finding counts.
+  EXPECT_FALSE(Decide(RayWrite(before, "UPDATE"), Endpoint::kValidate, PolicyConfig{}).allowed);
+}
+
+TEST(PodPolicy, RayObjectBareAddressesAreWarnings) {
+  RayObjectBuilder b("rc");
+  b.Head();
+  b.Worker("w");
+  b.Param("address", "${RAY_IP}:6379");
+  const Decision d = Decide(RayWrite(b), Endpoint::kValidate, PolicyConfig{});
+  EXPECT_TRUE(d.allowed);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_EQ(d.warnings[0].rfind("bare-address: spec.workerGroupSpecs[0].rayStartParams.address: ", 0), 0u)
+      << d.warnings[0];
 }
 
 }  // namespace

@@ -188,6 +188,88 @@ TEST(ReviewDecoder, KindAfterObjectAndRepeatedKeys) {
   EXPECT_FALSE(RequestOf(r)->pod);
 }
 
+TEST(ReviewDecoder, DecodesTheRayClusterFieldsTheTemplateRulesRead) {
+  ReviewDecoder decoder;
+  Decoded r = decoder.Decode(ReadFixture("reviews/raycluster-token-dupmount.json"));
+  ASSERT_TRUE(RequestOf(r)) << r.error();
+  const AdmissionRequest& req = *RequestOf(r);
+  EXPECT_FALSE(req.pod);
+  EXPECT_TRUE(req.IsRayObjectWrite());
+  ASSERT_TRUE(req.ray_object);
+  const RayObject& o = *req.ray_object;
+  EXPECT_EQ(o.kind, RayObjectKind::kRayCluster);
+  EXPECT_EQ(o.metadata.name, "raycluster-auth");
+  ASSERT_TRUE(o.cluster);
+  EXPECT_TRUE(o.cluster->K8sTokenAuth());
+  EXPECT_FALSE(o.cluster->enable_in_tree_autoscaling);
+  ASSERT_TRUE(o.cluster->has_head_group);
+  ASSERT_EQ(o.cluster->head_group.template_pod.containers.size(), 1u);
+  EXPECT_EQ(o.cluster->head_group.template_pod.containers[0].name, "ray-head");
+  ASSERT_EQ(o.cluster->worker_groups.size(), 1u);
+  const RayGroupSpec& w = o.cluster->worker_groups[0];
+  EXPECT_EQ(w.group_name, "workergroup");
+  ASSERT_EQ(w.template_pod.containers.size(), 1u);
+  ASSERT_EQ(w.template_pod.containers[0].volume_mounts.size(), 1u);
+  EXPECT_EQ(w.template_pod.containers[0].volume_mounts[0].mount_path, "/var/run/secrets/ray.io/serviceaccount");
+  EXPECT_FALSE(req.old_ray_object);
+}
+
+TEST(ReviewDecoder, RayJobsAndRayServicesCarryTheirClusterSpecNested) {
+  ReviewDecoder decoder;
+  Decoded job = decoder.Decode(ReadFixture("reviews/rayjob-dupmount.json"));
+  ASSERT_TRUE(RequestOf(job)) << job.error();
+  ASSERT_TRUE(RequestOf(job)->ray_object);
+  EXPECT_EQ(RequestOf(job)->ray_object->kind, RayObjectKind::kRayJob);
+  ASSERT_TRUE(RequestOf(job)->ray_object->cluster);
+  EXPECT_EQ(RequestOf(job)->ray_object->cluster->worker_groups.at(0).group_name, "small-group");
+
+  Decoded selector = decoder.Decode(ReadFixture("reviews/rayjob-cluster-selector.json"));
+  ASSERT_TRUE(RequestOf(selector)) << selector.error();
+  EXPECT_TRUE(RequestOf(selector)->ray_object->uses_cluster_selector);
+  EXPECT_FALSE(RequestOf(selector)->ray_object->cluster);
+
+  Decoded service = decoder.Decode(ReadFixture("reviews/rayservice-sample.json"));
+  ASSERT_TRUE(RequestOf(service)) << service.error();
+  const RayObject& s = *RequestOf(service)->ray_object;
+  EXPECT_EQ(s.kind, RayObjectKind::kRayService);
+  ASSERT_TRUE(s.cluster);
+  EXPECT_EQ(Lookup(s.cluster->head_group.ray_start_params, "num-cpus"), "0");
+
+  Decoded alpha = decoder.Decode(ReadFixture("reviews/raycluster-v1alpha1-dupmount.json"));
+  ASSERT_TRUE(RequestOf(alpha)) << alpha.error();
+  EXPECT_TRUE(RequestOf(alpha)->ray_object);
+}
+
+TEST(ReviewDecoder, AnUpdateCarriesTheStoredObject) {
+  ReviewDecoder decoder;
+  Decoded r = decoder.Decode(ReadFixture("reviews/raycluster-update-new-finding.json"));
+  ASSERT_TRUE(RequestOf(r)) << r.error();
+  ASSERT_TRUE(RequestOf(r)->old_ray_object);
+  EXPECT_TRUE(
+      RequestOf(r)->old_ray_object->cluster->worker_groups.at(0).template_pod.containers.at(0).volume_mounts.empty());
+  EXPECT_EQ(RequestOf(r)->ray_object->cluster->worker_groups.at(0).template_pod.containers.at(0).volume_mounts.size(),
+            1u);
+  // A stored object of the wrong shape is as good as none; the new one must read.
+  auto review = nlohmann::json::parse(ReadFixture("reviews/raycluster-update-new-finding.json"));
+  review["request"]["oldObject"]["spec"]["workerGroupSpecs"] = "oops";
+  const std::string body = review.dump();
+  r = decoder.Decode(body);
+  ASSERT_TRUE(RequestOf(r)) << r.error();
+  EXPECT_FALSE(RequestOf(r)->old_ray_object);
+  review["request"]["object"]["spec"]["workerGroupSpecs"] = "oops";
+  const std::string bad = review.dump();
+  EXPECT_NE(decoder.Decode(bad).error().find("request.object.spec.workerGroupSpecs: expected an array"),
+            std::string::npos);
+}
+
+// A ray.io object read before its kind was known was read as a Pod, and is not read twice.
+TEST(ReviewDecoder, ARayObjectBeforeItsKindIsRefused) {
+  ReviewDecoder decoder;
+  Decoded r = decoder.Decode(ReadFixture("decoding/ray-object-before-kind.json"));
+  EXPECT_FALSE(RequestOf(r));
+  EXPECT_NE(r.error().find("must come after request.kind"), std::string::npos) << r.error();
+}
+
 // A root that is valid JSON but no object is "not a JSON object"; a bare word
 // that only starts like a literal is invalid JSON.
 TEST(ReviewDecoder, ScalarRootsAreToldFromInvalidJson) {

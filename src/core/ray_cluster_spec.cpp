@@ -1,0 +1,48 @@
+#include "ray_webhook/core/ray_cluster_spec.h"
+
+#include "template_finding.h"
+
+namespace ray_webhook {
+
+std::string_view RayObjectKindName(RayObjectKind kind) {
+  switch (kind) {
+    case RayObjectKind::kRayCluster: return "RayCluster";
+    case RayObjectKind::kRayJob: return "RayJob";
+    case RayObjectKind::kRayService: return "RayService";
+  }
+  return "RayCluster";
+}
+
+std::optional<RayObjectKind> RayObjectKindOf(const GroupVersionKind& kind) {
+  // ray-operator/apis/ray/v1 and v1alpha1 (both served by KubeRay v1.6.2's CRDs).
+  if (kind.group != "ray.io" || (kind.version != "v1" && kind.version != "v1alpha1")) return std::nullopt;
+  if (kind.kind == "RayCluster") return RayObjectKind::kRayCluster;
+  if (kind.kind == "RayJob") return RayObjectKind::kRayJob;
+  if (kind.kind == "RayService") return RayObjectKind::kRayService;
+  return std::nullopt;
+}
+
+std::string_view ClusterSpecPath(RayObjectKind kind) {
+  switch (kind) {
+    case RayObjectKind::kRayCluster: return "spec";
+    case RayObjectKind::kRayJob: return "spec.rayClusterSpec";
+    case RayObjectKind::kRayService: return "spec.rayClusterConfig";
+  }
+  return "spec";
+}
+
+std::vector<TemplateGroup> TemplateGroups(const RayObject& object) {
+  std::vector<TemplateGroup> groups;
+  if (!object.cluster) return groups;
+  const RayClusterSpecView& spec = *object.cluster;
+  const std::string base(ClusterSpecPath(object.kind));
+  if (spec.has_head_group)
+    groups.push_back({&spec.head_group, RayNodeType::kHead, "headgroup", base + ".headGroupSpec"});
+  for (std::size_t i = 0; i < spec.worker_groups.size(); ++i) {
+    const RayGroupSpec& g = spec.worker_groups[i];
+    groups.push_back({&g, RayNodeType::kWorker, g.group_name, base + ".workerGroupSpecs[" + std::to_string(i) + "]"});
+  }
+  return groups;
+}
+
+}  // namespace ray_webhook
