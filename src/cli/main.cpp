@@ -103,6 +103,9 @@ int RunServe(const ServerConfig& config, const std::string& log_level) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that stops early (`ray-webhook --help | grep -q`, `ray-webhook audit | head`) must not end
+  // the process with SIGPIPE: the write fails instead, and the exit status stays the command's own.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv, argv + argc);
   Result<Command> parsed = ParseCommandLine(args, [](std::string_view name) -> std::optional<std::string> {
     const char* v = std::getenv(std::string(name).c_str());
