@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev prometheus-cpp-dev
+  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev prometheus-cpp-dev libyaml-cpp-dev
   openssl ca-certificates
 )
 if [ "${1:-}" = "--test" ]; then

@@ -95,6 +95,7 @@ std::string ShowHeadUniqueness(HeadUniqueness h) {
 constexpr std::string_view kServeSection = "serve flags";
 constexpr std::string_view kHeadSection = "head uniqueness (one head Pod per RayCluster)";
 constexpr std::string_view kRulesSection = "other rules";
+constexpr std::string_view kAuditSection = "cluster audit (needs list RBAC: deploy/overlays/audit)";
 
 ServerConfig& Server(ServeSettings& s) { return s.command.config; }
 const ServerConfig& Server(const ServeSettings& s) { return s.command.config; }
@@ -280,6 +281,21 @@ const ServeFlag kServeFlags[] = {
        return RuleModeFlag("--duplicate-mount-mode", v, &Server(s).policy.duplicate_mount_mode);
      },
      [](const ServeSettings& s) { return ShowRuleMode(Server(s).policy.duplicate_mount_mode); }},
+
+    {"--audit-interval", "D", kAuditSection,
+     "audit the cluster's Ray Pods and objects every D in the background, into the audit gauges of /metrics; "
+     "off or 0 turns it off",
+     [](ServeSettings& s, std::string_view v) {
+       if (v == "off" || v == "0") {
+         Server(s).audit_interval = milliseconds(0);
+         return Status::Ok();
+       }
+       return DurationFlag("--audit-interval", v, std::chrono::seconds(1), std::chrono::minutes(1440),
+                           "5m or 30s, from 1s to 1440m, or off", &Server(s).audit_interval);
+     },
+     [](const ServeSettings& s) {
+       return Server(s).audit_interval.count() == 0 ? std::string("off") : ShowDuration(Server(s).audit_interval);
+     }},
 };
 
 const ServeFlag* FindServeFlag(std::string_view name) {
@@ -323,6 +339,28 @@ Command HelpCommand() {
   return cmd;
 }
 
+// The API the flags name, else the in-cluster configuration, as client-go's
+// rest.InClusterConfig: the service host and port from the environment, the
+// service account's token and CA.
+void ApplyKubeApi(ServeSettings& s, const EnvLookup& env) {
+  ServerConfig& c = s.command.config;
+  if (!s.api_server) {
+    auto host = env("KUBERNETES_SERVICE_HOST");
+    auto port = env("KUBERNETES_SERVICE_PORT");
+    if (host && port && !host->empty() && !port->empty()) {
+      const bool ipv6 = host->find(':') != std::string::npos;
+      s.api_server = "https://" + (ipv6 ? "[" + *host + "]" : *host) + ":" + *port;
+      if (!s.token_file) s.token_file = std::string(kServiceAccountTokenFile);
+      if (!s.ca_file) s.ca_file = std::string(kServiceAccountCaFile);
+    }
+  }
+  if (s.api_server) {
+    c.kube_api.server = *s.api_server;
+    c.kube_api.token_file = s.token_file.value_or("");
+    c.kube_api.ca_file = s.ca_file.value_or("");
+  }
+}
+
 Result<Command> ParseServe(const std::vector<std::string>& args, const EnvLookup& env) {
   ServeSettings s;
   s.command.kind = CommandKind::kServe;
@@ -339,23 +377,7 @@ Result<Command> ParseServe(const std::vector<std::string>& args, const EnvLookup
     if (!value || value->empty()) return Status::Error("serve: " + name + " needs a value");
     if (Status set = flag->set(s, *value); !set.ok()) return Status::Error("serve: " + set.message());
   }
-  // In-cluster configuration, as client-go's rest.InClusterConfig: the service
-  // host and port from the environment, the service account's token and CA.
-  if (!s.api_server) {
-    auto host = env("KUBERNETES_SERVICE_HOST");
-    auto port = env("KUBERNETES_SERVICE_PORT");
-    if (host && port && !host->empty() && !port->empty()) {
-      const bool ipv6 = host->find(':') != std::string::npos;
-      s.api_server = "https://" + (ipv6 ? "[" + *host + "]" : *host) + ":" + *port;
-      if (!s.token_file) s.token_file = std::string(kServiceAccountTokenFile);
-      if (!s.ca_file) s.ca_file = std::string(kServiceAccountCaFile);
-    }
-  }
-  if (s.api_server) {
-    c.kube_api.server = *s.api_server;
-    c.kube_api.token_file = s.token_file.value_or("");
-    c.kube_api.ca_file = s.ca_file.value_or("");
-  }
+  ApplyKubeApi(s, env);
   if (s.cluster_domain) c.policy.cluster_domain = *s.cluster_domain;
   if (!IsDnsSubdomain(c.policy.cluster_domain)) {
     return Status::Error("serve: cluster domain \"" + c.policy.cluster_domain + "\" is not a DNS name (from " +
@@ -413,6 +435,71 @@ Result<Command> ParseReview(const std::vector<std::string>& args, const EnvLooku
   return cmd;
 }
 
+// The flags of serve that audit takes too: the API and the cluster domain.
+constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server", "--kube-token-file", "--kube-ca-file",
+                                                  "--kube-api-timeout", "--cluster-domain"};
+
+Result<Command> ParseAudit(const std::vector<std::string>& args, const EnvLookup& env) {
+  ServeSettings s;
+  s.command.kind = CommandKind::kAudit;
+  ServerConfig& c = s.command.config;
+  // A page of a large list takes longer than one head lookup.
+  c.kube_api.timeout = std::chrono::seconds(30);
+  if (auto domain = env("CLUSTER_DOMAIN"); domain && !domain->empty()) c.policy.cluster_domain = *domain;
+  FlagReader r(args, 2);
+  while (!r.Done()) {
+    const std::string arg(r.Next());
+    if (arg == "--help" || arg == "-h") return HelpCommand();
+    if (arg == "-" || !arg.starts_with("-")) {
+      s.command.audit_inputs.push_back(arg);
+      continue;
+    }
+    auto value = [&]() -> Result<std::string> {
+      auto v = r.Value();
+      if (!v || v->empty()) return Status::Error("audit: " + arg + " needs a value");
+      return std::string(*v);
+    };
+    if (arg == "--output" || arg == "-o") {
+      Result<std::string> v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "table" && *v != "json") return Status::Error("audit: --output must be table or json; got " + Got(*v));
+      s.command.audit_output = *v == "json" ? AuditOutput::kJson : AuditOutput::kTable;
+    } else if (arg == "--namespace" || arg == "-n") {
+      Result<std::string> v = value();
+      if (!v.ok()) return v.status();
+      if (!IsDnsSubdomain(*v) || v->find('.') != std::string::npos) {
+        return Status::Error("audit: --namespace must be a namespace name; got " + Got(*v));
+      }
+      s.command.audit_namespace = *v;
+    } else if (std::find(std::begin(kAuditSharedFlags), std::end(kAuditSharedFlags), arg) !=
+               std::end(kAuditSharedFlags)) {
+      Result<std::string> v = value();
+      if (!v.ok()) return v.status();
+      if (Status set = FindServeFlag(arg)->set(s, *v); !set.ok()) return Status::Error("audit: " + set.message());
+    } else {
+      return Status::Error("audit: unknown flag " + arg);
+    }
+  }
+  if (s.cluster_domain) c.policy.cluster_domain = *s.cluster_domain;
+  if (!IsDnsSubdomain(c.policy.cluster_domain)) {
+    return Status::Error("audit: cluster domain \"" + c.policy.cluster_domain + "\" is not a DNS name");
+  }
+  const bool api_flags = s.api_server || s.token_file || s.ca_file;
+  if (!s.command.audit_inputs.empty()) {
+    if (api_flags) return Status::Error("audit: give files or the Kubernetes API flags, not both");
+    if (!s.command.audit_namespace.empty()) {
+      return Status::Error("audit: --namespace selects what is listed from the API; it does not filter files");
+    }
+    return std::move(s.command);
+  }
+  ApplyKubeApi(s, env);
+  if (!c.kube_api.configured()) {
+    return Status::Error(
+        "audit: nothing to read: give files (or - for stdin), or --kube-api-server (or run in a cluster)");
+  }
+  return std::move(s.command);
+}
+
 }  // namespace
 
 std::span<const ServeFlag> ServeFlags() { return kServeFlags; }
@@ -428,6 +515,7 @@ Result<Command> ParseCommandLine(const std::vector<std::string>& args, const Env
   }
   if (first == "serve") return ParseServe(args, env);
   if (first == "review") return ParseReview(args, env);
+  if (first == "audit") return ParseAudit(args, env);
   return Status::Error("unknown command \"" + first + "\"; run 'ray-webhook --help'");
 }
 
@@ -437,6 +525,8 @@ std::string UsageText() {
 Usage:
   ray-webhook serve (--tls-cert FILE --tls-key FILE | --cert-dir DIR) [flags]
   ray-webhook review (--mutate|--validate) [--cluster-domain DOMAIN] [FILE|-]
+  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] (FILE|-)...
+  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [--namespace NS] [--kube-* flags]
   ray-webhook --help | --version
 )";
   const ServeSettings defaults;
@@ -458,6 +548,16 @@ Durations are written 500ms, 2s, 1m or 50us.
 review reads one AdmissionReview from FILE (or stdin when FILE is - or absent),
 prints the answer AdmissionReview on stdout and touches no network. It exits 1
 when the input is not a usable AdmissionReview.
+
+audit applies every rule to objects that exist: Pods and ray.io RayClusters,
+RayJobs and RayServices read from FILEs (JSON or YAML, several documents, List
+objects, e.g. kubectl get pods,rayclusters,rayjobs,rayservices -A -o json) or,
+without FILEs, listed from the Kubernetes API (the --kube-* flags of serve, or
+in-cluster; --namespace for one namespace). Besides the rules of /mutate and
+/validate it reports RayClusters with more than one live head Pod, worker Pods
+of one group whose specs differ, and Ray Pods the FQDN mutation would still
+change. It prints a table (or --output json) and exits 0 when it found
+nothing, 1 when it found something, 2 on bad input or usage.
 
 Endpoints: POST /mutate, POST /validate, GET /healthz, GET /readyz, GET /metrics.
 )";

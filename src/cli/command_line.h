@@ -5,13 +5,17 @@
 // 2 on it. Accepted forms:
 //   ray-webhook serve (--tls-cert FILE --tls-key FILE | --cert-dir DIR) [flags of ServeFlags()]
 //   ray-webhook review (--mutate|--validate) [--cluster-domain DOMAIN] [FILE|-]
+//   ray-webhook audit [--output table|json] [--namespace NS] [--cluster-domain DOMAIN] [FILE|-]...
+//   ray-webhook audit [--output table|json] [--namespace NS] [--cluster-domain DOMAIN] [API flags of serve]
 //   ray-webhook --help | --version
 // Flags take "--flag value" or "--flag=value". One table (ServeFlags) drives
 // parsing, the unknown-flag check and the usage text, and each default is
 // printed from a default ServerConfig, so none is written twice in the code.
 // CLUSTER_DOMAIN in the environment is honoured as KubeRay's operator honours
 // it; the flag wins. KUBERNETES_SERVICE_HOST/PORT configure the API as
-// in-cluster clients do.
+// in-cluster clients do. audit reads the files given; without any, it reads
+// the live cluster through the API flags of serve (the same table entries),
+// or in-cluster as serve does, and is an error when neither is available.
 #pragma once
 
 #include <functional>
@@ -27,7 +31,9 @@
 
 namespace ray_webhook {
 
-enum class CommandKind { kServe, kReview, kHelp, kVersion };
+enum class CommandKind { kServe, kReview, kAudit, kHelp, kVersion };
+
+enum class AuditOutput { kTable, kJson };
 
 struct Command {
   CommandKind kind = CommandKind::kHelp;
@@ -35,6 +41,10 @@ struct Command {
   std::string log_level = "info";         // serve
   Endpoint endpoint = Endpoint::kMutate;  // review
   std::string input = "-";                // review: a file, or "-" for stdin
+  // audit: the files ("-" is stdin); empty means the live cluster through config.kube_api.
+  std::vector<std::string> audit_inputs;
+  AuditOutput audit_output = AuditOutput::kTable;
+  std::string audit_namespace;  // audit of the live cluster: one namespace; empty: all
 };
 
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;

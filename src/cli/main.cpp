@@ -1,5 +1,6 @@
-// ray-webhook: entry point. Parses the command line, then either reviews one
-// file offline or runs the HTTPS server until SIGTERM or SIGINT.
+// ray-webhook: entry point. Parses the command line, then reviews one file
+// offline, audits files or the live cluster, or runs the HTTPS server until
+// SIGTERM or SIGINT.
 #include <malloc.h>
 #include <pthread.h>
 #include <spdlog/spdlog.h>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "audit_command.h"
 #include "command_line.h"
 #include "ray_webhook/core/review_handler.h"
 #include "ray_webhook/edge/webhook_server.h"
@@ -101,6 +103,9 @@ int RunServe(const ServerConfig& config, const std::string& log_level) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that stops early (`ray-webhook --help | grep -q`, `ray-webhook audit | head`) must not end
+  // the process with SIGPIPE: the write fails instead, and the exit status stays the command's own.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv, argv + argc);
   Result<Command> parsed = ParseCommandLine(args, [](std::string_view name) -> std::optional<std::string> {
     const char* v = std::getenv(std::string(name).c_str());
@@ -115,6 +120,7 @@ int main(int argc, char** argv) {
     case CommandKind::kHelp: std::cout << UsageText(); return 0;
     case CommandKind::kVersion: std::cout << "ray-webhook " << RAY_WEBHOOK_VERSION << "\n"; return 0;
     case CommandKind::kReview: return RunReview(cmd);
+    case CommandKind::kAudit: return RunAudit(cmd, std::cin, std::cout, std::cerr);
     case CommandKind::kServe: return RunServe(cmd.config, cmd.log_level);
   }
   return 2;

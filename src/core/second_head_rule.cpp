@@ -3,11 +3,6 @@
 #include "ray_webhook/core/admission_text.h"
 
 namespace ray_webhook {
-namespace {
-
-bool IsLiveHead(const HeadPod& pod) { return !pod.terminating && pod.phase != "Succeeded" && pod.phase != "Failed"; }
-
-}  // namespace
 
 std::optional<Denial> CheckSecondHead(const std::vector<HeadPod>& heads, std::string_view own_name,
                                       const RayPodIdentity& identity) {

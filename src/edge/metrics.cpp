@@ -149,6 +149,44 @@ void Metrics::SetOpenConnections(std::size_t n) { connections_open_->Set(static_
 
 void Metrics::RequestHandedOff(std::string_view webhook) { For(webhook).in_flight->Decrement(); }
 
+void Metrics::EnableAudit() {
+  auto& findings = prometheus::BuildGauge()
+                       .Name("ray_webhook_audit_findings")
+                       .Help("Findings of the last periodic audit of the cluster's Ray objects, by rule.")
+                       .Register(*registry_);
+  for (std::string_view rule : AuditRuleNames())
+    audit_findings_[std::string(rule)] = &findings.Add({{"rule", std::string(rule)}});
+  audit_extra_heads_ = &prometheus::BuildGauge()
+                            .Name("ray_webhook_rayclusters_with_extra_heads")
+                            .Help("RayClusters with more than one live head Pod at the last periodic audit.")
+                            .Register(*registry_)
+                            .Add({});
+  audit_last_success_ = &prometheus::BuildGauge()
+                             .Name("ray_webhook_audit_last_success_timestamp_seconds")
+                             .Help("When the last periodic audit that read the whole cluster finished (Unix time).")
+                             .Register(*registry_)
+                             .Add({});
+  audit_failures_ = &prometheus::BuildCounter()
+                         .Name("ray_webhook_audit_failures_total")
+                         .Help("Periodic audits that could not read the cluster (the gauges keep the last result).")
+                         .Register(*registry_)
+                         .Add({});
+}
+
+void Metrics::SetAuditResult(const AuditReport& report, double unix_seconds) {
+  if (audit_extra_heads_ == nullptr) return;
+  for (auto& [rule, gauge] : audit_findings_) {
+    auto it = report.findings_by_rule.find(rule);
+    gauge->Set(it == report.findings_by_rule.end() ? 0.0 : static_cast<double>(it->second));
+  }
+  audit_extra_heads_->Set(static_cast<double>(report.clusters_with_extra_heads));
+  audit_last_success_->Set(unix_seconds);
+}
+
+void Metrics::CountAuditFailure() {
+  if (audit_failures_ != nullptr) audit_failures_->Increment();
+}
+
 std::string Metrics::Render() const {
   auto families = registry_->Collect();
   prometheus::MetricFamily latency;

@@ -5,7 +5,11 @@
 // controller_runtime_webhook_latency_seconds{webhook},
 // controller_runtime_webhook_requests_in_flight{webhook}), its certificate
 // watcher counters (certwatcher_read_certificate_total and _errors_total),
-// and the project's own ray_webhook_* counters. All methods are thread-safe.
+// and the project's own ray_webhook_* counters; with the periodic audit on
+// (--audit-interval, EnableAudit), its gauges ray_webhook_audit_findings{rule}
+// (every rule, zeros included), ray_webhook_rayclusters_with_extra_heads and
+// ray_webhook_audit_last_success_timestamp_seconds, and the counter
+// ray_webhook_audit_failures_total. All methods but EnableAudit are thread-safe.
 // The per-request path takes no lock of its own and never builds label sets:
 // with many server threads on one core, a lock held by a preempted thread
 // stalls every other request behind it.
@@ -26,6 +30,7 @@
 #include <string>
 #include <string_view>
 
+#include "ray_webhook/audit/audit_report.h"
 #include "ray_webhook/core/decision.h"
 
 namespace ray_webhook {
@@ -52,6 +57,11 @@ class Metrics {
   void CountConnectionsRefused(std::size_t n);
   void CountBusyPolls(std::size_t n);
   void SetOpenConnections(std::size_t n);
+  // Registers the audit's metrics; before the server starts its threads.
+  void EnableAudit();
+  // The last audit that read the whole cluster, finished at unix_seconds.
+  void SetAuditResult(const AuditReport& report, double unix_seconds);
+  void CountAuditFailure();
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string Render() const;
@@ -89,6 +99,10 @@ class Metrics {
   prometheus::Counter* connections_refused_;
   prometheus::Counter* busy_polls_;
   prometheus::Gauge* connections_open_;
+  std::map<std::string, prometheus::Gauge*, std::less<>> audit_findings_;  // by rule; fixed by EnableAudit
+  prometheus::Gauge* audit_extra_heads_ = nullptr;
+  prometheus::Gauge* audit_last_success_ = nullptr;
+  prometheus::Counter* audit_failures_ = nullptr;
   std::mutex mutex_;  // guards lazily added label values
   PerWebhook mutate_;
   PerWebhook validate_;

@@ -18,6 +18,7 @@
 #include "lookup_deadline.h"
 #include "metrics.h"
 #include "open_file_limit.h"
+#include "periodic_audit.h"
 #include "ray_webhook/core/admission_response.h"
 #include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/review_decoder_pool.h"
@@ -383,6 +384,7 @@ struct WebhookServer::Impl {
   ServingCertificate certificate;
   Metrics metrics;
   std::unique_ptr<KubeApiClient> kube;
+  std::unique_ptr<PeriodicAudit> audit;  // --audit-interval; stopped before kube and metrics go
   std::atomic<bool> draining{false};
   HttpRouter router;
   HttpRouter probe_router;
@@ -412,6 +414,13 @@ Status WebhookServer::Bind() {
                          (loaded.ok() ? " (missing, unreadable, or not a matching PEM pair)" : ": " + loaded.error()));
   }
   m.metrics.CountCertificateRead(true);
+  if (c.audit_interval.count() > 0) {
+    if (!m.kube) {
+      return Status::Error("--audit-interval needs the Kubernetes API: run in a cluster or give --kube-api-server");
+    }
+    m.metrics.EnableAudit();
+    m.audit = std::make_unique<PeriodicAudit>(*m.kube, c.policy, c.audit_interval, m.metrics);
+  }
   m.ctx = SSL_CTX_new(TLS_server_method());
   if (m.ctx == nullptr) return Status::Error("cannot set up TLS");
   if (Status tls = ApplyTlsPolicy(m.ctx, c.tls); !tls.ok()) return tls;
@@ -464,11 +473,16 @@ Status WebhookServer::Bind() {
 bool WebhookServer::Serve() {
   Impl& m = *impl_;
   std::thread maintenance([&m] { m.Maintain(); });
+  if (m.audit) {
+    spdlog::info("auditing the cluster every {}ms", m.config.audit_interval.count());
+    m.audit->Start();
+  }
   {
     std::unique_lock<std::mutex> lock(m.mutex);
     m.cv.wait(lock, [&m] { return m.shut_down; });
   }
   m.loop->Stop();
+  if (m.audit) m.audit->Stop();
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     m.served = true;

@@ -46,13 +46,13 @@ class TokenFile {
   std::string token_;
 };
 
-std::string StatusMessage(const std::string& body) {
+}  // namespace
+
+std::string ApiErrorMessage(const std::string& body) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
   return body.substr(0, 200);
 }
-
-}  // namespace
 
 std::string UrlEncode(std::string_view value) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -107,6 +107,22 @@ KubeApiClient::~KubeApiClient() = default;
 
 const KubeApiConfig& KubeApiClient::config() const { return impl_->config; }
 
+Result<KubeApiClient::Answer> KubeApiClient::Get(std::string_view path, std::chrono::milliseconds deadline,
+                                                 std::size_t max_answer_bytes) {
+  const KubeApiConfig& c = impl_->config;
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  Result<std::string> token = impl_->token.Read();
+  if (!token.ok()) return token.status();
+  const std::optional<HttpsTarget> target = ParseHttpsUrl(c.server);
+  if (!target) return Status::Error("the Kubernetes API address " + c.server + " is not usable");
+  HttpHeaders headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
+  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
+  Result<HttpsAnswer> answer = HttpsGet(*target, path, headers, c.ca_file, until, max_answer_bytes);
+  if (!answer.ok())
+    return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
+  return Answer{answer->status, std::move(answer->body)};
+}
+
 HeadPodList KubeApiClient::ListHeadPods(std::string_view namespace_name, std::string_view cluster,
                                         std::chrono::milliseconds deadline) {
   const KubeApiConfig& c = impl_->config;
@@ -127,7 +143,7 @@ HeadPodList KubeApiClient::ListHeadPods(std::string_view namespace_name, std::st
     return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
   if (answer->status != 200) {
     return Status::Error("the Kubernetes API answered " + std::to_string(answer->status) + ": " +
-                         StatusMessage(answer->body));
+                         ApiErrorMessage(answer->body));
   }
   return ParsePodList(answer->body);
 }

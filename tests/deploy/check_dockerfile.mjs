@@ -110,6 +110,7 @@ const debianPackage = {
   simdjson: "libsimdjson-dev",
   spdlog: "libspdlog-dev",
   "prometheus-cpp": "prometheus-cpp-dev",
+  "yaml-cpp": "libyaml-cpp-dev",
   PkgConfig: "pkg-config",
 };
 const found = [...cmakeServer.matchAll(/find_package\(\s*([A-Za-z0-9_+-]+)/g)].map((m) => m[1])

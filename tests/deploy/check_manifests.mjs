@@ -41,7 +41,7 @@ const FLAG_VALUES = {
   "--tls-min-version": ["1.2", "1.3"],
 };
 const DURATION_FLAGS = ["--drain-delay", "--shutdown-grace", "--kube-api-timeout", "--idle-timeout",
-  "--request-timeout", "--cert-reload-interval"];
+  "--request-timeout", "--cert-reload-interval", "--audit-interval"];
 const KNOWN_FLAGS = new Set([...Object.keys(FLAG_VALUES), ...DURATION_FLAGS, "--bind", "--port",
   "--tls-cert", "--tls-key", "--cert-dir", "--client-ca", "--cluster-domain", "--threads",
   "--max-connections", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--busy-poll", "--probe-port"]);
@@ -308,6 +308,21 @@ for (const file of files) {
   const broad = (role.rules ?? []).filter((r) => [...(r.verbs ?? []), ...(r.resources ?? []), ...(r.apiGroups ?? [])].includes("*")
     || (r.verbs ?? []).some((v) => !["get", "list", "watch"].includes(v)) || (r.resources ?? []).includes("secrets"));
   check(broad.length === 0, "ClusterRole is read-only, no wildcards, no secrets", JSON.stringify(broad));
+  // The periodic audit (--audit-interval, deploy/overlays/audit) lists KubeRay's objects cluster-wide; without
+  // it the webhook reads no ray.io object, so the grant comes only with the flag.
+  const auditing = ![undefined, "0", "off"].includes(flag("--audit-interval"));
+  const rayRules = (role.rules ?? []).filter((r) => (r.apiGroups ?? []).includes("ray.io"));
+  const rayListed = ["rayclusters", "rayjobs", "rayservices"].every((res) =>
+    rayRules.some((r) => r.resources.includes(res) && r.verbs.includes("list")));
+  if (auditing) {
+    check(rayListed, "with --audit-interval, the ClusterRole lists rayclusters, rayjobs and rayservices (ray.io)",
+      JSON.stringify(rayRules));
+    check(durationMs(flag("--audit-interval")) >= 60000, "--audit-interval is a minute or more in a deployment",
+      flag("--audit-interval"));
+  } else {
+    check(rayRules.length === 0, "without --audit-interval, the ClusterRole grants nothing on ray.io", JSON.stringify(rayRules));
+  }
+  if (scope === "overlays_audit") check(auditing, "overlays/audit turns the periodic audit on");
 
   // Webhooks.
   const svcDnsNames = [`${svc.metadata.name}.${nsName}.svc`, `${svc.metadata.name}.${nsName}.svc.cluster.local`];

@@ -57,6 +57,10 @@ cases=(
   "deploy/examples/warn-mode/warn-mode.yaml|0,/--head-name-mode=warn/s//--head-name-mode=warning/|is one of enforce|warn|off"
   "Dockerfile|0,/^USER 65532:65532/s//USER 1000:1000/|the Dockerfile's USER"
   "Dockerfile|0,/\"--cert-dir\", \"\/tmp\/k8s-webhook-server\/serving-certs\"/s//\"--cert-dir\", \"\/certs\"/|mounted at the image's --cert-dir"
+  "deploy/overlays/audit/rbac-audit.yaml|0,/\"rayjobs\", /s///|lists rayclusters, rayjobs and rayservices"
+  "deploy/overlays/audit/rbac-audit.yaml|0,/\"list\"\]/s//\"list\", \"patch\"]/|ClusterRole is read-only"
+  "deploy/overlays/audit/audit-interval.yaml|0,/--audit-interval=5m/s//--audit-interval=off/|overlays/audit turns the periodic audit on"
+  "deploy/overlays/audit/audit-interval.yaml|0,/--audit-interval=5m/s//--audit-interval=5s/|--audit-interval is a minute or more"
 )
 
 run_case() {

@@ -25,11 +25,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "ray_webhook/edge/cluster_audit.h"
+#include "ray_webhook/kube/paged_list.h"
 
 namespace ray_webhook {
 namespace {
@@ -168,11 +172,13 @@ class KubeApiClientTest : public ::testing::Test {
     const std::string cert = (dir_ / "certs" / "tls.crt").string();
     const std::string key = (dir_ / "certs" / "tls.key").string();
     const std::string pods = (fs::path(RAY_WEBHOOK_FIXTURES) / "kube-api" / "pods.json").string();
+    const std::string objects = (fs::path(RAY_WEBHOOK_FIXTURES) / "kube-api" / "objects.json").string();
     const std::string log = (dir_ / "mock.log").string();
     const std::string err = (dir_ / "mock.stderr").string();
-    std::vector<const char*> argv = {MOCK_KUBE_API_BIN, "--port",    port_s.c_str(), "--tls-cert", cert.c_str(),
-                                     "--tls-key",       key.c_str(), "--token",      kToken,       "--pods",
-                                     pods.c_str(),      "--log",     log.c_str(),    nullptr};
+    std::vector<const char*> argv = {
+        MOCK_KUBE_API_BIN, "--port",  port_s.c_str(), "--tls-cert", cert.c_str(), "--tls-key",
+        key.c_str(),       "--token", kToken,         "--pods",     pods.c_str(), "--objects",
+        objects.c_str(),   "--log",   log.c_str(),    nullptr};
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
       setup_error_ = "pipe2 failed";
@@ -592,6 +598,93 @@ TEST(KubeApiParsePodListTest, WrongFieldTypesDoNotThrow) {
   for (const std::string& body : bodies) {
     EXPECT_NO_THROW(static_cast<void>(ParsePodList(body))) << body;
   }
+}
+
+}  // namespace
+}  // namespace ray_webhook
+
+namespace ray_webhook {
+namespace {
+
+// The audit's lists: ListPages against the mock's chunked lists (--objects, tests/fixtures/kube-api/objects.json).
+TEST_F(KubeApiClientTest, ListPagesFollowsContinueUntilTheLastPage) {
+  KubeApiClient client(Config());
+  ListRequest request{"/api/v1/pods", std::string(kRayPodSelector), 2};
+  std::vector<std::string> names;
+  std::size_t pages = 0;
+  Result<bool> listed = ListPages(client, request, [&](const nlohmann::json& page, std::size_t number) {
+    EXPECT_EQ(number, ++pages);
+    EXPECT_EQ(page["kind"], "PodList");
+    EXPECT_LE(page["items"].size(), 2u);
+    for (const auto& item : page["items"]) names.push_back(item["metadata"]["name"]);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  EXPECT_TRUE(*listed);
+  EXPECT_EQ(names.size(), 9u);  // six Pods of ns1, three workers of default
+  EXPECT_EQ(pages, 5u);
+  EXPECT_NE(MockLog().find("GET /api/v1/pods selector=ray.io/node-type in (head,worker),ray.io/cluster auth=ok"),
+            std::string::npos)
+      << MockLog();
+}
+
+TEST_F(KubeApiClientTest, ListPagesOfOneNamespace) {
+  KubeApiClient client(Config());
+  std::size_t items = 0;
+  Result<bool> listed = ListPages(client, {"/api/v1/namespaces/default/pods", std::string(kRayPodSelector), 500},
+                                  [&](const nlohmann::json& page, std::size_t) {
+                                    items += page["items"].size();
+                                    return Status::Ok();
+                                  });
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  EXPECT_EQ(items, 3u);
+}
+
+TEST_F(KubeApiClientTest, ListPagesOfAResourceNotServedIsFalse) {
+  KubeApiClient client(Config());
+  Result<bool> listed = ListPages(client, {"/apis/ray.io/v1/rayservices", "", 500},
+                                  [](const nlohmann::json&, std::size_t) { return Status::Ok(); });
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  EXPECT_FALSE(*listed);
+}
+
+TEST_F(KubeApiClientTest, ListPagesStopsOnAnErrorStatusOrTheSinksError) {
+  KubeApiConfig wrong = Config();
+  wrong.token_file = OwnTokenFile(kWrongToken).string();
+  KubeApiClient unauthorized(wrong);
+  Result<bool> denied = ListPages(unauthorized, {"/apis/ray.io/v1/rayclusters", "", 500},
+                                  [](const nlohmann::json&, std::size_t) { return Status::Ok(); });
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.error(), "listing /apis/ray.io/v1/rayclusters: the Kubernetes API answered 401: Unauthorized");
+  KubeApiClient client(Config());
+  Result<bool> stopped = ListPages(client, {"/api/v1/pods", "", 1},
+                                   [](const nlohmann::json&, std::size_t) { return Status::Error("enough"); });
+  EXPECT_EQ(stopped.error(), "enough");
+  Result<KubeApiClient::Answer> expired = client.Get("/api/v1/pods?limit=1&continue=bogus", 2000ms, 1 << 20);
+  ASSERT_TRUE(expired.ok()) << expired.error();
+  EXPECT_EQ(expired->status, 410);
+}
+
+TEST_F(KubeApiClientTest, AuditClusterReadsEveryNamespaceOrOne) {
+  KubeApiClient client(Config());
+  ClusterAuditScope scope;
+  scope.page_size = 2;
+  Result<AuditReport> all = AuditCluster(client, scope, PolicyConfig{});
+  ASSERT_TRUE(all.ok()) << all.error();
+  EXPECT_EQ(all->pods, 9u);
+  EXPECT_EQ(all->ray_clusters, 1u);
+  EXPECT_EQ(all->ray_jobs, 1u);
+  EXPECT_EQ(all->clusters_with_extra_heads, 1u);
+  EXPECT_EQ(all->findings_by_rule.at("extra-head"), 1u);
+  EXPECT_EQ(all->findings_by_rule.at("worker-drift"), 2u);
+  ASSERT_EQ(all->notes.size(), 1u);
+  EXPECT_EQ(all->notes[0].rfind("rayservices: not served", 0), 0u) << all->notes[0];
+  scope.namespace_name = "default";
+  Result<AuditReport> one = AuditCluster(client, scope, PolicyConfig{});
+  ASSERT_TRUE(one.ok()) << one.error();
+  EXPECT_EQ(one->pods, 3u);
+  EXPECT_EQ(one->clusters_with_extra_heads, 0u);
+  EXPECT_EQ(one->ray_jobs, 0u);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // mock-kube-api: a stand-in for kube-apiserver's pods list, for tests of
 // KubeApiClient.
 //
-//   mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN --pods FILE [--log FILE] [--bind ADDR]
+//   mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN (--pods FILE | --objects FILE)...
+//                 [--log FILE] [--bind ADDR]
 //
 // Serves HTTPS on ADDR:N (127.0.0.1 unless --bind says otherwise, e.g. ::1) and prints "listening" on stdout once the
 // port is bound. One route, GET /api/v1/namespaces/NS/pods, answered like kube-apiserver:
@@ -15,6 +16,16 @@
 //       {"trickle_ms": N}   a 200 PodList sent one byte every N ms (chunked), so
 //                           that no single read ever waits long
 //       no entry            200 with an empty PodList
+// With --objects FILE ({"items": [objects as kubectl get -o json prints them],
+// "unserved": ["rayjobs", ...]}), the audit's lists are served as well, like
+// kube-apiserver's chunked lists: GET /api/v1/pods,
+// /api/v1/namespaces/NS/pods (when the labelSelector is not the head
+// lookup's), and /apis/ray.io/v1/[namespaces/NS/]rayclusters|rayjobs|rayservices,
+// filtered by namespace and by a labelSelector of "key", "key=value" and
+// "key in (a,b)" terms, `limit` items at a time with metadata.continue (an
+// offset), items without kind and apiVersion as the API sends them; an
+// "unserved" resource is 404 NotFound (its CRD is not installed), and a
+// continue token that is not one is 410 Expired.
 // Any other path is 404. Each request appends one line to the --log FILE:
 //   METHOD PATH selector=DECODED_SELECTOR auth=ok|bad
 // SIGTERM or SIGINT stops the server (sleeping requests wake up) and exits 0.
@@ -55,19 +66,22 @@ struct Options {
   std::string tls_key;
   std::string token;
   std::string pods;
+  std::string objects;
   std::string log;
   std::string bind = "127.0.0.1";
 };
 
 void Usage() {
-  std::cerr << "usage: mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN --pods FILE [--log FILE]\n";
+  std::cerr
+      << "usage: mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN (--pods FILE | --objects FILE) "
+         "[--log FILE]\n";
 }
 
 std::optional<Options> ParseArgs(int argc, char** argv) {
   Options o;
-  std::map<std::string, std::string*> strings = {{"--tls-cert", &o.tls_cert}, {"--tls-key", &o.tls_key},
-                                                 {"--token", &o.token},       {"--pods", &o.pods},
-                                                 {"--log", &o.log},           {"--bind", &o.bind}};
+  std::map<std::string, std::string*> strings = {
+      {"--tls-cert", &o.tls_cert}, {"--tls-key", &o.tls_key}, {"--token", &o.token}, {"--pods", &o.pods},
+      {"--objects", &o.objects},   {"--log", &o.log},         {"--bind", &o.bind}};
   std::string port;
   strings["--port"] = &port;
   for (int i = 1; i < argc; ++i) {
@@ -87,8 +101,8 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
     std::cerr << "mock-kube-api: --port must be 1..65535\n";
     return std::nullopt;
   }
-  if (o.tls_cert.empty() || o.tls_key.empty() || o.token.empty() || o.pods.empty()) {
-    std::cerr << "mock-kube-api: --tls-cert, --tls-key, --token and --pods are required\n";
+  if (o.tls_cert.empty() || o.tls_key.empty() || o.token.empty() || (o.pods.empty() && o.objects.empty())) {
+    std::cerr << "mock-kube-api: --tls-cert, --tls-key, --token and --pods or --objects are required\n";
     return std::nullopt;
   }
   return o;
@@ -180,9 +194,10 @@ void RaiseBacklog(int port) {
 
 class MockKubeApi {
  public:
-  MockKubeApi(Options options, Json pods)
+  MockKubeApi(Options options, Json pods, Json objects)
       : options_(std::move(options)),
         pods_(std::move(pods)),
+        objects_(std::move(objects)),
         server_(options_.tls_cert.c_str(), options_.tls_key.c_str()) {}
 
   bool Start(std::string* error) {
@@ -282,6 +297,10 @@ class MockKubeApi {
     }
     const std::vector<std::string> selectors = QueryValues(req, "labelSelector");
     const std::size_t count = selectors.size();
+    if (count == 0 && !objects_.is_null()) {
+      ListObjects(req, res, "pods", ns);
+      return;
+    }
     if (count != 1) {
       SetStatus(res, 400,
                 count == 0 ? "labelSelector is missing; want ray.io/cluster=NAME,ray.io/node-type=head"
@@ -289,6 +308,10 @@ class MockKubeApi {
       return;
     }
     const std::string& selector = selectors.front();
+    if (!objects_.is_null() && selector.find("node-type=head") == std::string::npos) {
+      ListObjects(req, res, "pods", ns);
+      return;
+    }
     const std::string_view s = selector;
     const bool shape = s.size() > kClusterKey.size() + kHeadSuffix.size() &&
                        s.substr(0, kClusterKey.size()) == kClusterKey &&
@@ -349,6 +372,116 @@ class MockKubeApi {
     SetPodList(res, items != entry.end() && items->is_array() ? *items : Json::array());
   }
 
+  // One term of a label selector: "key", "key=value" or "key in (a,b)".
+  static bool Matches(const Json& labels, std::string_view term) {
+    auto trim = [](std::string_view t) {
+      while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+      while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+      return t;
+    };
+    term = trim(term);
+    auto label = [&](std::string_view key) -> const Json* {
+      if (!labels.is_object()) return nullptr;
+      auto it = labels.find(std::string(key));
+      return it != labels.end() && it->is_string() ? &*it : nullptr;
+    };
+    if (const std::size_t in = term.find(" in ("); in != std::string_view::npos && term.back() == ')') {
+      const Json* v = label(trim(term.substr(0, in)));
+      if (!v) return false;
+      std::string_view values = term.substr(in + 5, term.size() - in - 6);
+      while (!values.empty()) {
+        const std::size_t comma = values.find(',');
+        if (trim(values.substr(0, comma)) == v->get<std::string>()) return true;
+        values = comma == std::string_view::npos ? std::string_view() : values.substr(comma + 1);
+      }
+      return false;
+    }
+    if (const std::size_t eq = term.find('='); eq != std::string_view::npos) {
+      const Json* v = label(trim(term.substr(0, eq)));
+      return v && v->get<std::string>() == trim(term.substr(eq + 1));
+    }
+    return label(term) != nullptr;
+  }
+
+  // Splits a selector at the commas outside parentheses.
+  static bool Selects(const Json& labels, std::string_view selector) {
+    int depth = 0;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= selector.size(); ++i) {
+      if (i < selector.size() && selector[i] == '(') ++depth;
+      if (i < selector.size() && selector[i] == ')') --depth;
+      if (i == selector.size() || (selector[i] == ',' && depth == 0)) {
+        const std::string_view term = selector.substr(start, i - start);
+        if (!term.empty() && !Matches(labels, term)) return false;
+        start = i + 1;
+      }
+    }
+    return true;
+  }
+
+  void ListObjects(const httplib::Request& req, httplib::Response& res, const std::string& resource,
+                   const std::string& ns) {
+    if (!Authorized(req)) {
+      SetStatus(res, 401, "Unauthorized");
+      return;
+    }
+    if (auto unserved = objects_.find("unserved"); unserved != objects_.end() && unserved->is_array()) {
+      for (const Json& u : *unserved) {
+        if (u == resource) {
+          SetStatus(res, 404, "the server could not find the requested resource");
+          return;
+        }
+      }
+    }
+    static const std::map<std::string, std::pair<std::string, std::string>> kKinds = {
+        {"pods", {"Pod", "v1"}},
+        {"rayclusters", {"RayCluster", "ray.io/v1"}},
+        {"rayjobs", {"RayJob", "ray.io/v1"}},
+        {"rayservices", {"RayService", "ray.io/v1"}}};
+    const auto& [kind, api_version] = kKinds.at(resource);
+    const std::vector<std::string> selectors = QueryValues(req, "labelSelector");
+    const std::string selector = selectors.empty() ? "" : selectors.front();
+    const std::vector<std::string> limits = QueryValues(req, "limit");
+    const std::vector<std::string> continues = QueryValues(req, "continue");
+    std::size_t limit = 0, offset = 0;
+    try {
+      if (!limits.empty()) limit = std::stoul(limits.front());
+      if (!continues.empty()) {
+        if (!continues.front().starts_with("offset-")) throw std::invalid_argument("continue");
+        offset = std::stoul(continues.front().substr(7));
+      }
+    } catch (const std::exception&) {
+      SetStatus(res, 410, "The provided continue parameter is too old to display a consistent list result.");
+      return;
+    }
+    Json matching = Json::array();
+    for (const Json& item : objects_.value("items", Json::array())) {
+      if (item.value("kind", "") != kind) continue;
+      const Json& meta = item.contains("metadata") ? item["metadata"] : Json::object();
+      if (!ns.empty() && meta.value("namespace", "") != ns) continue;
+      if (!Selects(meta.contains("labels") ? meta["labels"] : Json::object(), selector)) continue;
+      Json bare = item;
+      bare.erase("kind");
+      bare.erase("apiVersion");
+      matching.push_back(std::move(bare));
+    }
+    Json page = Json::array();
+    for (std::size_t i = offset; i < matching.size() && (limit == 0 || page.size() < limit); ++i) {
+      page.push_back(matching[i]);
+    }
+    Json list;
+    list["kind"] = kind + "List";
+    list["apiVersion"] = api_version;
+    list["metadata"] = {{"resourceVersion", "12345"}};
+    if (offset + page.size() < matching.size()) {
+      list["metadata"]["continue"] = "offset-" + std::to_string(offset + page.size());
+      list["metadata"]["remainingItemCount"] = matching.size() - offset - page.size();
+    }
+    list["items"] = std::move(page);
+    res.status = 200;
+    res.set_content(list.dump(), kJson);
+  }
+
   void Routes() {
     server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       Log(req);
@@ -361,6 +494,21 @@ class MockKubeApi {
       return httplib::Server::HandlerResponse::Unhandled;
     });
     server_.Get(kPodsPath, [this](const httplib::Request& req, httplib::Response& res) { ListPods(req, res); });
+    server_.Get("/api/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
+      if (objects_.is_null()) {
+        SetStatus(res, 404, "the server could not find the requested resource");
+        return;
+      }
+      ListObjects(req, res, "pods", "");
+    });
+    server_.Get(R"(/apis/ray\.io/v1/(?:namespaces/([^/]+)/)?(rayclusters|rayjobs|rayservices))",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  if (objects_.is_null()) {
+                    SetStatus(res, 404, "the server could not find the requested resource");
+                    return;
+                  }
+                  ListObjects(req, res, req.matches[2], req.matches[1]);
+                });
     // Called for every status >= 400; fill in only answers that have no body yet.
     server_.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
       if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
@@ -383,6 +531,7 @@ class MockKubeApi {
 
   Options options_;
   Json pods_;
+  Json objects_;  // null without --objects
   httplib::SSLServer server_;
   std::mutex log_mutex_;
   std::ofstream log_;
@@ -418,8 +567,10 @@ int main(int argc, char** argv) {
     Usage();
     return 2;
   }
-  std::optional<Json> pods = LoadPods(options->pods);
+  std::optional<Json> pods = options->pods.empty() ? std::optional<Json>(Json::object()) : LoadPods(options->pods);
   if (!pods) return 2;
+  std::optional<Json> objects = options->objects.empty() ? std::optional<Json>(Json()) : LoadPods(options->objects);
+  if (!objects) return 2;
 
   // Block the stop signals before any thread starts, so that only the waiter
   // below receives them; ignore SIGPIPE from clients that hang up.
@@ -430,7 +581,7 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  MockKubeApi mock(std::move(*options), std::move(*pods));
+  MockKubeApi mock(std::move(*options), std::move(*pods), std::move(*objects));
   std::string error;
   if (!mock.Start(&error)) {
     std::cerr << "mock-kube-api: " << error << "\n";

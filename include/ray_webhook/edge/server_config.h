@@ -43,6 +43,11 @@ struct ServerConfig {
   // sends at most about 2 x 3 MiB.
   std::size_t max_body_bytes = 7 * 1024 * 1024;
 
+  // The periodic audit of the cluster (PeriodicAudit, the audit gauges on
+  // /metrics): how long between the end of one run and the start of the next;
+  // 0 is off. Needs the Kubernetes API and list RBAC (deploy/overlays/audit).
+  std::chrono::milliseconds audit_interval{0};
+
   TlsConfig tls;
   // For the second-head lookup; unconfigured outside a cluster unless flags say otherwise.
   KubeApiConfig kube_api;

@@ -1,5 +1,6 @@
-// KubeApiClient: the one Kubernetes API call the webhook makes, listing the
-// head Pods of a RayCluster.
+// KubeApiClient: the Kubernetes API calls of ray-webhook: listing the head
+// Pods of a RayCluster (every head review), and any GET (the audit's lists,
+// ListPages in paged_list.h).
 //
 // Contract: GET /api/v1/namespaces/NS/pods?labelSelector=ray.io/cluster=C,ray.io/node-type=head
 // over HTTPS with TLS verification always on (the configured CA, read anew
@@ -48,6 +49,15 @@ class KubeApiClient {
   HeadPodList ListHeadPods(std::string_view namespace_name, std::string_view cluster,
                            std::chrono::milliseconds deadline = std::chrono::milliseconds::max());
 
+  // GET of path (with its query) within the deadline (at most the configured
+  // timeout unless longer_deadline), refusing an answer over max_answer_bytes.
+  // Any status comes back as an answer; only a failed exchange is an error.
+  struct Answer {
+    int status = 0;
+    std::string body;
+  };
+  Result<Answer> Get(std::string_view path, std::chrono::milliseconds deadline, std::size_t max_answer_bytes);
+
   const KubeApiConfig& config() const;
 
  private:
@@ -57,6 +67,9 @@ class KubeApiClient {
 
 // Percent-encodes a query value (RFC 3986 unreserved characters pass as is).
 std::string UrlEncode(std::string_view value);
+
+// The message of a metav1.Status body, else the body's first 200 bytes.
+std::string ApiErrorMessage(const std::string& body);
 
 // Reads a PodList body; an error when it is not one.
 HeadPodList ParsePodList(std::string_view body);

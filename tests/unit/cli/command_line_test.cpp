@@ -206,6 +206,71 @@ TEST(CommandLine, ReviewHelpVersion) {
   EXPECT_NE(UsageText().find("--cluster-domain"), std::string::npos);
 }
 
+TEST(CommandLine, AuditFiles) {
+  auto r = Parse({"audit", "--output", "json", "a.json", "-", "--cluster-domain=example.internal", "b.yaml"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->kind, CommandKind::kAudit);
+  EXPECT_EQ(r->audit_inputs, (std::vector<std::string>{"a.json", "-", "b.yaml"}));
+  EXPECT_EQ(r->audit_output, AuditOutput::kJson);
+  EXPECT_EQ(r->config.policy.cluster_domain, "example.internal");
+  // Files win over an in-cluster environment.
+  auto in_cluster =
+      Parse({"audit", "x.yaml"}, {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  ASSERT_TRUE(in_cluster.ok()) << in_cluster.error();
+  EXPECT_FALSE(in_cluster->config.kube_api.configured());
+}
+
+TEST(CommandLine, AuditTheApiWithTheFlagsOfServe) {
+  auto r = Parse({"audit", "--kube-api-server", "https://127.0.0.1:6443", "--kube-token-file=t", "--kube-ca-file", "ca",
+                  "--kube-api-timeout", "45s", "-n", "team-a"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_TRUE(r->audit_inputs.empty());
+  EXPECT_EQ(r->config.kube_api.server, "https://127.0.0.1:6443");
+  EXPECT_EQ(r->config.kube_api.token_file, "t");
+  EXPECT_EQ(r->config.kube_api.ca_file, "ca");
+  EXPECT_EQ(r->config.kube_api.timeout, std::chrono::seconds(45));
+  EXPECT_EQ(r->audit_namespace, "team-a");
+  EXPECT_EQ(r->audit_output, AuditOutput::kTable);
+  auto in_cluster = Parse({"audit"}, {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  ASSERT_TRUE(in_cluster.ok()) << in_cluster.error();
+  EXPECT_EQ(in_cluster->config.kube_api.server, "https://10.96.0.1:443");
+  EXPECT_EQ(in_cluster->config.kube_api.token_file, kServiceAccountTokenFile);
+  EXPECT_EQ(in_cluster->config.kube_api.timeout, std::chrono::seconds(30));
+}
+
+TEST(CommandLine, AuditUsageErrors) {
+  EXPECT_EQ(Parse({"audit"}).error(),
+            "audit: nothing to read: give files (or - for stdin), or --kube-api-server (or run in a cluster)");
+  EXPECT_EQ(Parse({"audit", "-o", "yaml", "x"}).error(), "audit: --output must be table or json; got \"yaml\"");
+  EXPECT_EQ(Parse({"audit", "x", "--kube-api-server", "https://h"}).error(),
+            "audit: give files or the Kubernetes API flags, not both");
+  EXPECT_EQ(Parse({"audit", "--port", "1"}).error(), "audit: unknown flag --port");
+  EXPECT_EQ(Parse({"audit", "--namespace"}).error(), "audit: --namespace needs a value");
+  EXPECT_EQ(Parse({"audit", "-n", "a.b", "--kube-api-server", "https://h"}).error(),
+            "audit: --namespace must be a namespace name; got \"a.b\"");
+  EXPECT_EQ(Parse({"audit", "-n", "a", "x.yaml"}).error(),
+            "audit: --namespace selects what is listed from the API; it does not filter files");
+  EXPECT_FALSE(Parse({"audit", "--kube-api-server", "http://h"}).ok());
+}
+
+TEST(CommandLine, AuditInterval) {
+  auto off = Parse({"serve", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(off.ok()) << off.error();
+  EXPECT_EQ(off->config.audit_interval.count(), 0);
+  auto on = Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--audit-interval", "5m", "--kube-api-server",
+                   "https://127.0.0.1:6443"});
+  ASSERT_TRUE(on.ok()) << on.error();
+  EXPECT_EQ(on->config.audit_interval, std::chrono::minutes(5));
+  // Without an API the server refuses to start (WebhookServer::Bind); the in-cluster environment is only
+  // there in the Pod, so the command line cannot tell.
+  EXPECT_TRUE(Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--audit-interval", "5m"}).ok());
+  EXPECT_EQ(Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--audit-interval", "off"})->config.audit_interval,
+            std::chrono::milliseconds(0));
+  EXPECT_FALSE(Parse({"serve", "--tls-cert", "c", "--tls-key", "k", "--audit-interval", "500ms", "--kube-api-server",
+                      "https://h"})
+                   .ok());
+}
+
 }  // namespace
 }  // namespace ray_webhook
 

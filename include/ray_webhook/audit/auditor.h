@@ -1,0 +1,62 @@
+// Auditor: applies every rule of ray-webhook to objects that already exist,
+// read from a dump or listed from the Kubernetes API, and the rules that need
+// a view of many objects.
+//
+// Contract: pure (no I/O, no clock); fed one document at a time, so that a
+// caller reading a large cluster page by page holds one page, the findings
+// and a small summary per RayCluster and worker group, never the whole list.
+// A document is one object or a List of them (kind "List" or "<Kind>List"
+// with "items", as `kubectl get -o json` and the API answer); items without
+// kind and apiVersion take them from the List (a PodList's items are Pods).
+// Pods (v1) and ray.io RayCluster, RayJob and RayService (v1, v1alpha1) are
+// audited; other kinds are counted and skipped. An object without
+// metadata.namespace is audited as in namespace "default", as kubectl would
+// create it. Per object: ObjectFindings (core/object_findings.h), wrapped as
+// a CREATE review and read by the webhook's own ReviewDecoder, so an audit
+// reads a field exactly as admission does. Only live Pods are judged (not
+// terminating, not Succeeded or Failed: IsLiveHead, the second-head rule's
+// definition); the others are counted. Across objects, at Finish:
+//  - extra-head: a RayCluster (namespace, label ray.io/cluster) with more than
+//    one live head Pod (ray.io/node-type=head);
+//  - worker-drift: live worker Pods of one group (ray.io/cluster, ray.io/group)
+//    whose specs differ beyond what differs per Pod (WorkerSpecOf): each
+//    variant other than the most common one is a finding naming its Pods and
+//    the fields that differ.
+// A document that is not a usable object (not an object, no kind, nested
+// deeper than kMaxDocumentDepth, a field of the wrong type where the decoder
+// reads it) is an error naming its source; the Auditor stays usable. Never throws.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <string_view>
+
+#include "ray_webhook/audit/audit_report.h"
+#include "ray_webhook/core/policy_config.h"
+#include "ray_webhook/core/status.h"
+
+namespace ray_webhook {
+
+// Far beyond any Kubernetes object (a RayService's deepest Pod field sits
+// about 20 levels down); keeps every recursive walk of a document shallow.
+inline constexpr std::size_t kMaxDocumentDepth = 128;
+
+class Auditor {
+ public:
+  explicit Auditor(PolicyConfig policy);
+  ~Auditor();
+  Auditor(const Auditor&) = delete;
+  Auditor& operator=(const Auditor&) = delete;
+
+  // source: where the document came from, for findings and errors ("dump.yaml document 3").
+  Status AddDocument(const nlohmann::json& document, std::string_view source);
+
+  // The report, with the cross-object rules applied. Call once.
+  AuditReport Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ray_webhook

@@ -1,0 +1,11 @@
+#include "ray_webhook/audit/audit_report.h"
+
+namespace ray_webhook {
+
+std::span<const std::string_view> AuditRuleNames() {
+  static constexpr std::string_view kNames[] = {"duplicate-mount", "head-name",    "duplicate-env", "bare-address",
+                                                "unmutated",       kExtraHeadRule, kWorkerDriftRule};
+  return kNames;
+}
+
+}  // namespace ray_webhook

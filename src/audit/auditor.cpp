@@ -1,0 +1,284 @@
+#include "ray_webhook/audit/auditor.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "ray_webhook/core/admission_text.h"
+#include "ray_webhook/core/head_pods.h"
+#include "ray_webhook/core/object_findings.h"
+#include "ray_webhook/core/ray_pod.h"
+#include "ray_webhook/core/review_decoder.h"
+#include "review_envelope.h"
+#include "worker_spec.h"
+
+namespace ray_webhook {
+namespace {
+
+using Json = nlohmann::json;
+
+// Kept per RayCluster and per worker group: enough to name what is wrong,
+// bounded whatever the cluster holds.
+constexpr std::size_t kNamedHeads = 16;
+constexpr std::size_t kNamedPods = 5;
+constexpr std::size_t kTrackedVariants = 8;
+constexpr std::size_t kShownDifferences = 4;
+
+// Deeper than `limit`? Iterative, so a hostile document cannot exhaust the stack.
+bool DeeperThan(const Json& root, std::size_t limit) {
+  std::vector<std::pair<const Json*, std::size_t>> stack{{&root, 1}};
+  while (!stack.empty()) {
+    auto [value, depth] = stack.back();
+    stack.pop_back();
+    if (!value->is_structured()) continue;
+    if (depth > limit) return true;
+    for (const Json& child : *value) stack.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
+std::string StringAt(const Json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const Json& ObjectAt(const Json& object, const char* key) {
+  static const Json kEmpty = Json::object();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : kEmpty;
+}
+
+std::string NameList(const std::vector<std::string>& names, std::size_t total) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  if (total > names.size()) out += ", and " + std::to_string(total - names.size()) + " more";
+  return out;
+}
+
+// "spec.foo" in a decoder error reads better than "request.object.spec.foo" for an object that came as it is.
+std::string WithoutEnvelope(std::string message) {
+  constexpr std::string_view kPrefix = "request.object.";
+  for (std::size_t at = 0; (at = message.find(kPrefix, at)) != std::string::npos;) message.erase(at, kPrefix.size());
+  return message;
+}
+
+}  // namespace
+
+struct Auditor::Impl {
+  explicit Impl(PolicyConfig p) : policy(std::move(p)) {}
+
+  struct HeadCensus {
+    std::vector<HeadPod> live;  // the first kNamedHeads
+    std::size_t live_count = 0;
+    std::string source;
+  };
+  struct Variant {
+    Json spec;
+    std::size_t count = 0;
+    std::vector<std::string> names;  // the first kNamedPods
+    std::string source;
+  };
+  struct WorkerGroup {
+    std::vector<Variant> variants;  // the first kTrackedVariants
+    std::size_t untracked_pods = 0;
+  };
+
+  void Add(AuditFinding finding) {
+    ++report.findings_by_rule[finding.rule];
+    if (report.findings.size() < kMaxAuditFindings) {
+      report.findings.push_back(std::move(finding));
+    } else {
+      ++report.dropped_findings;
+    }
+  }
+
+  Status AddObject(const Json& object, const std::string& kind, const std::string& api_version,
+                   const std::string& source) {
+    const Json& metadata = ObjectAt(object, "metadata");
+    std::string ns = StringAt(metadata, "namespace");
+    if (ns.empty()) ns = "default";
+    std::string name = StringAt(metadata, "name");
+    if (name.empty()) name = StringAt(metadata, "generateName");
+    GroupVersionKind gvk;
+    const std::size_t slash = api_version.find('/');
+    if (kind == "Pod" && api_version == "v1") {
+      gvk = {"", "v1", "Pod"};
+      ++report.pods;
+    } else if (slash != std::string::npos && api_version.compare(0, slash, "ray.io") == 0) {
+      gvk = {"ray.io", std::string_view(api_version).substr(slash + 1), kind};
+      const auto ray_kind = RayObjectKindOf(gvk);
+      if (!ray_kind) {
+        ++report.skipped_objects;
+        return Status::Ok();
+      }
+      ++(*ray_kind == RayObjectKind::kRayCluster ? report.ray_clusters
+         : *ray_kind == RayObjectKind::kRayJob   ? report.ray_jobs
+                                                 : report.ray_services);
+    } else {
+      ++report.skipped_objects;
+      return Status::Ok();
+    }
+    const std::string body = ReviewEnvelope(object, gvk, ns, name);
+    Result<const AdmissionRequest*> decoded = decoder.Decode(body, body.capacity() - body.size());
+    if (!decoded.ok()) {
+      return Status::Error(source + ": " + kind + " " + ns + "/" + name + ": " + WithoutEnvelope(decoded.error()));
+    }
+    const AdmissionRequest& request = **decoded;
+    const HeadPod state{name, StringAt(ObjectAt(object, "status"), "phase"),
+                        metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null()};
+    const bool live = IsLiveHead(state);
+    // A Pod on its way out (terminating) or done (Succeeded, Failed) is history: counted, not judged.
+    if (request.pod && !live) return Status::Ok();
+    for (RuleFinding& f : ObjectFindings(request, policy)) {
+      Add({std::move(f.rule), kind, ns, name, std::move(f.field_path), std::move(f.message), source});
+    }
+    if (!request.pod) return Status::Ok();
+    const auto identity = IdentifyRayPod(*request.pod);
+    if (!identity) return Status::Ok();
+    if (identity->node_type == RayNodeType::kHead) {
+      HeadCensus& census = heads[{ns, std::string(identity->cluster)}];
+      if (census.live_count++ == 0) census.source = source;
+      if (census.live.size() < kNamedHeads) census.live.push_back(state);
+    } else {
+      CountWorker(groups[{ns, std::string(identity->cluster), std::string(identity->group)}], object, name, source);
+    }
+    return Status::Ok();
+  }
+
+  static void CountWorker(WorkerGroup& group, const Json& pod, const std::string& name, const std::string& source) {
+    Json spec = WorkerSpecOf(pod);
+    for (Variant& v : group.variants) {
+      if (v.spec != spec) continue;
+      if (v.names.size() < kNamedPods) v.names.push_back(name);
+      ++v.count;
+      return;
+    }
+    if (group.variants.size() == kTrackedVariants) {
+      ++group.untracked_pods;
+      return;
+    }
+    group.variants.push_back({std::move(spec), 1, {name}, source});
+  }
+
+  void ExtraHeads() {
+    for (const auto& [key, census] : heads) {
+      if (census.live_count < 2) continue;
+      ++report.clusters_with_extra_heads;
+      std::string listed;
+      for (const HeadPod& h : census.live) {
+        if (!listed.empty()) listed += ", ";
+        listed += Quote(h.name, 63) + " (" + (h.phase.empty() ? std::string("phase unknown") : h.phase) + ")";
+      }
+      if (census.live_count > census.live.size())
+        listed += ", and " + std::to_string(census.live_count - census.live.size()) + " more";
+      const auto& [ns, cluster] = key;
+      // KubeRay 1.4+ (ray-operator/controllers/ray/raycluster_controller.go, reconcilePods) logs
+      // "Please delete extra head pods" and returns an error before it reconciles workers.
+      Add({std::string(kExtraHeadRule), "RayCluster", ns, cluster, "",
+           "RayCluster " + Quote(cluster, 63) + " has " + std::to_string(census.live_count) +
+               " live head Pods: " + listed +
+               ". Workers behind the head service join different heads, and KubeRay 1.4 and later stop reconciling "
+               "the cluster's workers (\"Please delete extra head pods\" in the operator's log, no Event). Delete "
+               "the extra heads, keeping the one the workers joined.",
+           census.source});
+    }
+  }
+
+  void WorkerDrift() {
+    for (const auto& [key, group] : groups) {
+      if (group.variants.size() < 2) continue;
+      const auto& [ns, cluster, group_name] = key;
+      std::size_t common = 0;
+      for (std::size_t k = 1; k < group.variants.size(); ++k) {
+        if (group.variants[k].count > group.variants[common].count) common = k;
+      }
+      const Variant& reference = group.variants[common];
+      for (std::size_t k = 0; k < group.variants.size(); ++k) {
+        if (k == common) continue;
+        const Variant& odd = group.variants[k];
+        const std::vector<std::string> fields = SpecDifferences(reference.spec, odd.spec, kShownDifferences);
+        std::string where;
+        for (const std::string& f : fields) where += (where.empty() ? "" : ", ") + f;
+        std::string message = std::to_string(odd.count) + " worker Pod(s) of group " + Quote(group_name, 63) +
+                              " of RayCluster " + Quote(cluster, 63) + " (" + NameList(odd.names, odd.count) +
+                              ") differ from " + std::to_string(reference.count) + " sibling(s) (" +
+                              NameList(reference.names, reference.count) + ") at " + where +
+                              ". KubeRay builds every Pod of a group from the group's template, so these were built "
+                              "from another: a template changed in place between Pod creations (KubeRay 0.4 and "
+                              "older copy it shallowly, and the second worker gets a second /dev/shm mount: KubeRay "
+                              "#688, fixed by PR #714), a template edited after the first Pods were made (running "
+                              "Pods are not recreated), or a Pod changed by another webhook or by hand. Delete the "
+                              "odd Pods so that the operator recreates them from the current template.";
+        if (group.untracked_pods > 0) {
+          message += " " + std::to_string(group.untracked_pods) + " more Pod(s) of the group have yet other specs.";
+        }
+        Add({std::string(kWorkerDriftRule), "Pod", ns, odd.names.front(), fields.empty() ? "" : fields.front(),
+             std::move(message), odd.source});
+      }
+    }
+  }
+
+  PolicyConfig policy;
+  ReviewDecoder decoder;
+  AuditReport report;
+  std::map<std::pair<std::string, std::string>, HeadCensus> heads;                  // (namespace, cluster)
+  std::map<std::tuple<std::string, std::string, std::string>, WorkerGroup> groups;  // (namespace, cluster, group)
+};
+
+Auditor::Auditor(PolicyConfig policy) : impl_(std::make_unique<Impl>(std::move(policy))) {}
+Auditor::~Auditor() = default;
+
+Status Auditor::AddDocument(const nlohmann::json& document, std::string_view source_view) {
+  const std::string source(source_view);
+  try {
+    if (document.is_null()) return Status::Ok();  // an empty YAML document
+    if (!document.is_object()) return Status::Error(source + ": not an object (a JSON object or YAML mapping)");
+    if (DeeperThan(document, kMaxDocumentDepth)) {
+      return Status::Error(source + ": nested deeper than " + std::to_string(kMaxDocumentDepth) +
+                           " levels, which no Kubernetes object is");
+    }
+    const std::string kind = StringAt(document, "kind");
+    const std::string api_version = StringAt(document, "apiVersion");
+    if (kind.empty()) return Status::Error(source + ": no kind; not a Kubernetes object");
+    auto items = document.find("items");
+    const bool list = kind == "List" || (kind.size() > 4 && kind.ends_with("List") && items != document.end());
+    if (!list) {
+      if (api_version.empty()) return Status::Error(source + ": " + kind + " without apiVersion");
+      return impl_->AddObject(document, kind, api_version, source);
+    }
+    if (items == document.end() || items->is_null()) return Status::Ok();  // an empty list
+    if (!items->is_array()) return Status::Error(source + ": " + kind + " whose items is not a list");
+    // A typed list's items carry no kind of their own when the API sends them.
+    const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
+    std::size_t n = 0;
+    for (const Json& item : *items) {
+      const std::string where = source + " item " + std::to_string(++n);
+      if (!item.is_object()) return Status::Error(where + ": not an object");
+      std::string k = StringAt(item, "kind"), v = StringAt(item, "apiVersion");
+      if (k.empty()) k = item_kind;
+      if (v.empty()) v = api_version;
+      if (k.empty() || v.empty()) return Status::Error(where + ": no kind or apiVersion; not a Kubernetes object");
+      if (Status added = impl_->AddObject(item, k, v, where); !added.ok()) return added;
+    }
+    return Status::Ok();
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Error(source + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    return Status::Error(source + ": out of memory");
+  }
+}
+
+AuditReport Auditor::Finish() {
+  impl_->ExtraHeads();
+  impl_->WorkerDrift();
+  return std::move(impl_->report);
+}
+
+}  // namespace ray_webhook

@@ -1,0 +1,44 @@
+#include "audit_command.h"
+
+#include "audit_output.h"
+#include "manifest_files.h"
+#include "ray_webhook/audit/auditor.h"
+#include "ray_webhook/edge/cluster_audit.h"
+#include "ray_webhook/kube/kube_api_client.h"
+
+namespace ray_webhook {
+namespace {
+
+Result<AuditReport> AuditFiles(const Command& command, std::istream& in) {
+  Auditor auditor(command.config.policy);
+  for (const std::string& path : command.audit_inputs) {
+    Status read = ForEachManifestDocument(path, in, [&](const nlohmann::json& document, const std::string& source) {
+      return auditor.AddDocument(document, source);
+    });
+    if (!read.ok()) return read;
+  }
+  return auditor.Finish();
+}
+
+Result<AuditReport> AuditApi(const Command& command) {
+  KubeApiClient client(command.config.kube_api);
+  ClusterAuditScope scope;
+  scope.namespace_name = command.audit_namespace;
+  scope.page_timeout = command.config.kube_api.timeout;
+  return AuditCluster(client, scope, command.config.policy);
+}
+
+}  // namespace
+
+int RunAudit(const Command& command, std::istream& in, std::ostream& out, std::ostream& err) {
+  Result<AuditReport> report = command.audit_inputs.empty() ? AuditApi(command) : AuditFiles(command, in);
+  if (!report.ok()) {
+    err << "ray-webhook audit: " << report.error() << "\n";
+    return 2;
+  }
+  out << (command.audit_output == AuditOutput::kJson ? AuditJson(*report) : AuditTable(*report));
+  out.flush();
+  return report->total_findings() == 0 ? 0 : 1;
+}
+
+}  // namespace ray_webhook

@@ -1,0 +1,61 @@
+#include "periodic_audit.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ray_webhook {
+
+PeriodicAudit::PeriodicAudit(KubeApiClient& client, PolicyConfig policy, std::chrono::milliseconds interval,
+                             Metrics& metrics)
+    : client_(client), policy_(std::move(policy)), interval_(interval), metrics_(metrics) {}
+
+PeriodicAudit::~PeriodicAudit() { Stop(); }
+
+void PeriodicAudit::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void PeriodicAudit::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PeriodicAudit::Run() {
+  for (;;) {
+    AuditOnce();
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (wake_.wait_for(lock, interval_, [this] { return stopping_.load(); })) return;
+  }
+}
+
+void PeriodicAudit::AuditOnce() {
+  const auto start = std::chrono::steady_clock::now();
+  Result<AuditReport> report = AuditCluster(client_, ClusterAuditScope{}, policy_, [this] { return stopping_.load(); });
+  if (stopping_) return;
+  if (!report.ok()) {
+    metrics_.CountAuditFailure();
+    if (report.error() != last_error_) {
+      spdlog::warn("audit of the cluster failed, the audit gauges keep the last result: {}", report.error());
+      last_error_ = report.error();
+    }
+    return;
+  }
+  last_error_.clear();
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  metrics_.SetAuditResult(*report, now);
+  std::string by_rule;
+  for (const auto& [rule, count] : report->findings_by_rule) {
+    by_rule += (by_rule.empty() ? "" : ",") + rule + "=" + std::to_string(count);
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  spdlog::info("audit pods={} rayclusters={} rayjobs={} rayservices={} findings={} by_rule={} extra_heads={} took={}ms",
+               report->pods, report->ray_clusters, report->ray_jobs, report->ray_services, report->total_findings(),
+               by_rule.empty() ? "none" : by_rule, report->clusters_with_extra_heads, took.count());
+  for (const std::string& note : report->notes) spdlog::info("audit: {}", note);
+}
+
+}  // namespace ray_webhook

@@ -1,0 +1,52 @@
+// PeriodicAudit: the cross-object audit of the live cluster, every
+// --audit-interval, on a thread of its own.
+//
+// Contract: Start() runs AuditCluster at once and then `interval` after each
+// run ends, never on a request worker or an event loop, so a slow or large
+// cluster delays no review. Each run sets the audit gauges (Metrics) from a
+// report that read the whole cluster; a run that fails counts a failure,
+// logs why (once per distinct reason) and leaves the gauges at the last good
+// result. Stop() (and the destructor) wakes the thread and joins it; a run in
+// progress stops between pages, so Stop() waits at most one page's timeout.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "metrics.h"
+#include "ray_webhook/core/policy_config.h"
+#include "ray_webhook/edge/cluster_audit.h"
+#include "ray_webhook/kube/kube_api_client.h"
+
+namespace ray_webhook {
+
+class PeriodicAudit {
+ public:
+  PeriodicAudit(KubeApiClient& client, PolicyConfig policy, std::chrono::milliseconds interval, Metrics& metrics);
+  ~PeriodicAudit();
+  PeriodicAudit(const PeriodicAudit&) = delete;
+  PeriodicAudit& operator=(const PeriodicAudit&) = delete;
+
+  void Start();
+  void Stop();
+
+ private:
+  void Run();
+  void AuditOnce();
+
+  KubeApiClient& client_;
+  const PolicyConfig policy_;
+  const std::chrono::milliseconds interval_;
+  Metrics& metrics_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::atomic<bool> stopping_{false};
+  std::string last_error_;  // the thread's own
+  std::thread thread_;
+};
+
+}  // namespace ray_webhook

@@ -1,0 +1,41 @@
+#include "ray_webhook/kube/paged_list.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ray_webhook {
+
+Result<bool> ListPages(KubeApiClient& client, const ListRequest& request, const PageSink& on_page,
+                       const std::function<bool()>& stop) {
+  std::string continue_token;
+  for (std::size_t number = 1;; ++number) {
+    if (stop && stop()) return Status::Error("stopped");
+    if (number > request.max_pages) {
+      return Status::Error(request.collection_path + ": more than " + std::to_string(request.max_pages) + " pages");
+    }
+    std::string path = request.collection_path + "?limit=" + std::to_string(request.page_size);
+    if (!request.label_selector.empty()) path += "&labelSelector=" + UrlEncode(request.label_selector);
+    if (!continue_token.empty()) path += "&continue=" + UrlEncode(continue_token);
+    Result<KubeApiClient::Answer> answer = client.Get(path, request.page_timeout, request.max_page_bytes);
+    if (!answer.ok()) return Status::Error("listing " + request.collection_path + ": " + answer.error());
+    if (answer->status == 404 && number == 1) return false;
+    if (answer->status != 200) {
+      std::string why = "listing " + request.collection_path + ": the Kubernetes API answered " +
+                        std::to_string(answer->status) + ": " + ApiErrorMessage(answer->body);
+      if (answer->status == 410) why += " (the list expired while it was read page by page; run again)";
+      return Status::Error(why);
+    }
+    nlohmann::json page = nlohmann::json::parse(answer->body, nullptr, false);
+    answer->body = std::string();
+    if (!page.is_object() || !page.contains("items")) {
+      return Status::Error("listing " + request.collection_path + ": the answer is not a list");
+    }
+    if (Status s = on_page(page, number); !s.ok()) return s;
+    continue_token.clear();
+    if (auto meta = page.find("metadata"); meta != page.end() && meta->is_object()) {
+      if (auto c = meta->find("continue"); c != meta->end() && c->is_string()) continue_token = c->get<std::string>();
+    }
+    if (continue_token.empty()) return true;
+  }
+}
+
+}  // namespace ray_webhook

@@ -1,0 +1,183 @@
+#include "ray_webhook/audit/auditor.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "support/fixture_files.h"
+
+namespace ray_webhook {
+namespace {
+
+using nlohmann::json;
+using testing::ReadFixture;
+
+json Fixture(const std::string& name) { return json::parse(ReadFixture("audit/" + name)); }
+
+AuditReport Audit(const std::vector<json>& documents, PolicyConfig policy = {}) {
+  Auditor auditor(policy);
+  std::size_t n = 0;
+  for (const json& d : documents) {
+    Status s = auditor.AddDocument(d, "test document " + std::to_string(++n));
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  return auditor.Finish();
+}
+
+std::vector<const AuditFinding*> Of(const AuditReport& report, std::string_view rule) {
+  std::vector<const AuditFinding*> out;
+  for (const AuditFinding& f : report.findings) {
+    if (f.rule == rule) out.push_back(&f);
+  }
+  return out;
+}
+
+bool Has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+TEST(Auditor, ACleanClusterHasNoFindings) {
+  const AuditReport r = Audit({Fixture("clean-cluster.json")});
+  EXPECT_EQ(r.total_findings(), 0u) << (r.findings.empty() ? "" : r.findings[0].rule + ": " + r.findings[0].message);
+  EXPECT_EQ(r.pods, 3u);
+  EXPECT_EQ(r.ray_clusters, 1u);
+  EXPECT_EQ(r.clusters_with_extra_heads, 0u);
+}
+
+TEST(Auditor, ASecondLiveHeadIsAnExtraHeadAndTerminatingOrFailedOnesAreNot) {
+  const AuditReport r = Audit({Fixture("extra-head.json")});
+  const auto extra = Of(r, kExtraHeadRule);
+  ASSERT_EQ(extra.size(), 1u);
+  EXPECT_EQ(r.clusters_with_extra_heads, 1u);
+  EXPECT_EQ(extra[0]->kind, "RayCluster");
+  EXPECT_EQ(extra[0]->namespace_name, "ns1");
+  EXPECT_EQ(extra[0]->name, "raycluster-sample");
+  EXPECT_TRUE(Has(extra[0]->message, "has 2 live head Pods")) << extra[0]->message;
+  EXPECT_TRUE(Has(extra[0]->message, "\"raycluster-sample-head-x7k2p\" (Pending)")) << extra[0]->message;
+  EXPECT_FALSE(Has(extra[0]->message, "old01"));
+  EXPECT_FALSE(Has(extra[0]->message, "f41l3"));
+  // The extra head is also not under the deterministic name; the terminating and failed ones are not judged.
+  const auto named = Of(r, "head-name");
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0]->name, "raycluster-sample-head-x7k2p");
+  EXPECT_EQ(named[0]->field_path, "metadata.name");
+  EXPECT_EQ(r.total_findings(), 2u);
+  EXPECT_EQ(r.pods, 6u);
+}
+
+TEST(Auditor, HeadsOfTheSameNameInOtherNamespacesAreOtherClusters) {
+  json a = Fixture("clean-cluster.json");
+  json b = a;
+  for (json& item : b["items"]) item["metadata"]["namespace"] = "ns2";
+  const AuditReport r = Audit({a, b});
+  EXPECT_TRUE(Of(r, kExtraHeadRule).empty());
+}
+
+TEST(Auditor, ShallowCopiedWorkersDifferFromTheirSiblings) {
+  const AuditReport r = Audit({Fixture("shallow-copy.json")});
+  // Workers 2 and 3 mount /dev/shm two and three times: duplicate mounts, and two odd variants.
+  EXPECT_EQ(Of(r, "duplicate-mount").size(), 2u);
+  const auto drift = Of(r, kWorkerDriftRule);
+  ASSERT_EQ(drift.size(), 2u);
+  EXPECT_EQ(drift[0]->kind, "Pod");
+  EXPECT_EQ(drift[0]->name, "raycluster-kuberay-worker-workergroup-8wm2n");
+  EXPECT_EQ(drift[0]->field_path, "spec.containers[0].volumeMounts[2] (added)");
+  EXPECT_TRUE(Has(drift[0]->message, "of group \"workergroup\" of RayCluster \"raycluster-kuberay\""))
+      << drift[0]->message;
+  EXPECT_TRUE(Has(drift[0]->message, "#688")) << drift[0]->message;
+  EXPECT_EQ(drift[1]->name, "raycluster-kuberay-worker-workergroup-c6t9x");
+  // KubeRay 0.4 wrote bare head addresses: every worker would still be mutated.
+  EXPECT_EQ(Of(r, "unmutated").size(), 3u);
+}
+
+TEST(Auditor, PerPodFieldsAreNotDrift) {
+  // clean-cluster.json's two workers differ in name, uid, node, token volume, status and creation time.
+  const AuditReport r = Audit({Fixture("clean-cluster.json")});
+  EXPECT_TRUE(Of(r, kWorkerDriftRule).empty());
+}
+
+TEST(Auditor, ATemplateEditedSinceIsDriftNamingTheField) {
+  json dump = Fixture("clean-cluster.json");
+  dump["items"][3]["spec"]["containers"][0]["image"] = "rayproject/ray:2.47.0";
+  const AuditReport r = Audit({dump});
+  const auto drift = Of(r, kWorkerDriftRule);
+  ASSERT_EQ(drift.size(), 1u);
+  EXPECT_EQ(drift[0]->field_path, "spec.containers[0].image (changed)");
+}
+
+TEST(Auditor, TemplateRulesRunOnRayObjects) {
+  Auditor auditor({});
+  json cluster = json::parse(ReadFixture("reviews/raycluster-dupmount-shm.json"))["request"]["object"];
+  ASSERT_TRUE(auditor.AddDocument(cluster, "x").ok());
+  const AuditReport r = auditor.Finish();
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].rule, "duplicate-mount");
+  EXPECT_EQ(r.findings[0].kind, "RayCluster");
+  EXPECT_EQ(r.findings[0].field_path, "spec.workerGroupSpecs[1].template.spec.containers[0].volumeMounts[1]");
+  EXPECT_EQ(r.ray_clusters, 1u);
+}
+
+TEST(Auditor, ARuleTurnedOffReportsNothing) {
+  PolicyConfig policy;
+  policy.duplicate_mount_mode = RuleMode::kOff;
+  const AuditReport r = Audit({Fixture("shallow-copy.json")}, policy);
+  EXPECT_TRUE(Of(r, "duplicate-mount").empty());
+  EXPECT_FALSE(Of(r, kWorkerDriftRule).empty());
+}
+
+TEST(Auditor, ItemsOfATypedListTakeTheirKindFromIt) {
+  json list = Fixture("clean-cluster.json");
+  json pods = {{"apiVersion", "v1"}, {"kind", "PodList"}, {"metadata", json::object()}, {"items", json::array()}};
+  for (const json& item : list["items"]) {
+    if (item["kind"] != "Pod") continue;
+    json bare = item;
+    bare.erase("kind");
+    bare.erase("apiVersion");
+    pods["items"].push_back(bare);
+  }
+  const AuditReport r = Audit({pods});
+  EXPECT_EQ(r.pods, 3u);
+  EXPECT_EQ(r.total_findings(), 0u);
+}
+
+TEST(Auditor, OtherKindsAreSkipped) {
+  const AuditReport r = Audit({json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}}}});
+  EXPECT_EQ(r.skipped_objects, 1u);
+  EXPECT_EQ(r.total_findings(), 0u);
+}
+
+TEST(Auditor, BadDocumentsAreErrorsNamingTheirSource) {
+  Auditor auditor({});
+  Status s = auditor.AddDocument(json::parse(ReadFixture("audit/bad/list-item-not-object.json")), "f.json document 1");
+  EXPECT_EQ(s.message(), "f.json document 1 item 2: not an object");
+  s = auditor.AddDocument(json::parse(ReadFixture("audit/bad/deep.json")), "deep.json document 1");
+  EXPECT_TRUE(Has(s.message(), "deep.json document 1: nested deeper than 128 levels")) << s.message();
+  s = auditor.AddDocument(json::array(), "d");
+  EXPECT_EQ(s.message(), "d: not an object (a JSON object or YAML mapping)");
+  s = auditor.AddDocument(json{{"metadata", json::object()}}, "d");
+  EXPECT_EQ(s.message(), "d: no kind; not a Kubernetes object");
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "p"}, {"labels", {{"a", 5}}}}}};
+  s = auditor.AddDocument(pod, "d");
+  EXPECT_TRUE(Has(s.message(), "d: Pod default/p: ")) << s.message();
+  EXPECT_FALSE(Has(s.message(), "request.object")) << s.message();
+  EXPECT_TRUE(auditor.AddDocument(json(nullptr), "empty").ok());
+}
+
+TEST(Auditor, FindingsBeyondTheBoundAreCounted) {
+  json dump = Fixture("shallow-copy.json");
+  json many = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  // Each copy of the third worker has two findings: duplicate-mount and unmutated.
+  for (std::size_t k = 0; k < kMaxAuditFindings / 2 + 10; ++k) {
+    json pod = dump["items"][2];
+    pod["metadata"]["name"] = "w" + std::to_string(k);
+    pod["metadata"]["labels"]["ray.io/cluster"] = "c" + std::to_string(k);
+    many["items"].push_back(pod);
+  }
+  const AuditReport r = Audit({many});
+  EXPECT_EQ(r.findings.size(), kMaxAuditFindings);
+  EXPECT_EQ(r.total_findings(), kMaxAuditFindings + 20);
+  EXPECT_EQ(r.dropped_findings, 20u);
+  EXPECT_EQ(r.findings_by_rule.at("unmutated"), kMaxAuditFindings / 2 + 10);
+}
+
+}  // namespace
+}  // namespace ray_webhook
