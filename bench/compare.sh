@@ -107,7 +107,7 @@ for i in "${!bins[@]}"; do
   if ${is_webhook[$i]}; then
     # Builds from before the probe port have no --probe-port.
     probe=()
-    "${bins[$i]}" --help 2>/dev/null | grep -q -- --probe-port && probe=(--probe-port 0)
+    "${bins[$i]}" --help 2>/dev/null | grep -- --probe-port >/dev/null && probe=(--probe-port 0)
     "${server_pin[@]}" "${bins[$i]}" serve --port "${ports[$i]}" "${probe[@]}" "${tls[@]}" --log-level "${levels[$i]}" \
       >"$tmp/server-$i.log" 2>&1 &
   else

@@ -411,7 +411,7 @@ start_ray_webhook() {
   # The plain-HTTP probe port (deploy/ has --probe-port=8081, for the kubelet),
   # on a free port here, when this build of the server has the flag.
   local ready_url="https://ray-webhook.ray-webhook-system.svc:$port/readyz"
-  if "$ray_webhook" serve --help 2>&1 | grep -q -- '--probe-port'; then
+  if "$ray_webhook" serve --help 2>&1 | grep -- '--probe-port' >/dev/null; then
     if [ -z "$probe" ]; then
       [ -n "${probe_port:-}" ] || probe_port=$(free_port) || die "no free port"
       probe=$probe_port
@@ -1150,7 +1150,7 @@ EOF
   reviews0=$(rc_reviews)
   out="$(manifest rc-token-dupmount.yaml NAME="$tok" | kc -n "$adm" apply -f - 2>&1)"
   unique_pat='volumeMounts\[[0-9]*\]\.mountPath: Invalid value: \\*"/var/run/secrets/ray\.io/serviceaccount\\*": must be unique'
-  refused_worker() { grep "$tok-workers-worker" "$logs/operator-$current.log" | grep -q "$unique_pat"; }
+  refused_worker() { grep "$tok-workers-worker" "$logs/operator-$current.log" | grep "$unique_pat" >/dev/null; }
   wait_until 60 "the operator's refused worker of $tok" refused_worker
   if grep -qx "raycluster.ray.io/$tok created" <<<"$out" \
     && grep -qxF "Warning: duplicate-mount (warn mode): $tok_path: $tok_dup" <<<"$out" \

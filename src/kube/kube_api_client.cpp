@@ -125,22 +125,13 @@ Result<KubeApiClient::Answer> KubeApiClient::Get(std::string_view path, std::chr
 
 HeadPodList KubeApiClient::ListHeadPods(std::string_view namespace_name, std::string_view cluster,
                                         std::chrono::milliseconds deadline) {
-  const KubeApiConfig& c = impl_->config;
-  const auto until = std::chrono::steady_clock::now() + std::min(deadline, c.timeout);
-  Result<std::string> token = impl_->token.Read();
-  if (!token.ok()) return token.status();
-  const std::optional<HttpsTarget> target = ParseHttpsUrl(c.server);
-  if (!target) return Status::Error("the Kubernetes API address " + c.server + " is not usable");
-  HttpHeaders headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
-  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
   const std::string selector =
       std::string(kClusterLabel) + "=" + std::string(cluster) + "," + std::string(kNodeTypeLabel) + "=head";
   const std::string path =
       "/api/v1/namespaces/" + UrlEncode(namespace_name) + "/pods?labelSelector=" + UrlEncode(selector);
   // A RayCluster has one head, a few while one terminates: 16 MiB is far beyond any real list.
-  Result<HttpsAnswer> answer = HttpsGet(*target, path, headers, c.ca_file, until, 16 * 1024 * 1024);
-  if (!answer.ok())
-    return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
+  Result<Answer> answer = Get(path, std::min(deadline, impl_->config.timeout), 16 * 1024 * 1024);
+  if (!answer.ok()) return answer.status();
   if (answer->status != 200) {
     return Status::Error("the Kubernetes API answered " + std::to_string(answer->status) + ": " +
                          ApiErrorMessage(answer->body));

@@ -18,7 +18,7 @@ else fail "configured with RAY_WEBHOOK_PGO=use (got '${mode:-none}'; build with 
 for source in core/review_decoder core/review_handler core/pod_policy core/fqdn_mutation core/admission_response \
   logging/review_log_line; do
   if jq -r --arg f "/src/$source.cpp" '.[] | select(.file | endswith($f)) | .command' \
-       "$build/compile_commands.json" 2>/dev/null | grep -q -- '-fprofile-use'; then
+       "$build/compile_commands.json" 2>/dev/null | grep -- '-fprofile-use' >/dev/null; then
     pass "src/$source.cpp compiled with -fprofile-use"
   else
     fail "src/$source.cpp compiled with -fprofile-use"

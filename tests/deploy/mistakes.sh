@@ -80,7 +80,7 @@ run_case() {
   done
   if out="$(node "$deploy_tests/check_manifests.mjs" --dockerfile "$tree/Dockerfile" "${args[@]}")"; then
     fail "$file ($script): the checks still pass"
-  elif grep '^FAIL' <<<"$out" | grep -qF -- "$expect"; then
+  elif grep '^FAIL' <<<"$out" | grep -F -- "$expect" >/dev/null; then
     pass "$file ($script) fails with \"$expect\""
   else
     fail "$file ($script): expected a failure saying \"$expect\", got: $(grep '^FAIL' <<<"$out" | head -3)"
@@ -100,7 +100,7 @@ cp "$work/other-ca/mutating-cabundle.yaml" "$work/other-ca/validating-cabundle.y
 kubectl kustomize "$work/case/deploy/overlays/static-certs" >"$work/static.yaml" 2>/dev/null
 if out="$(node "$deploy_tests/check_manifests.mjs" --dockerfile "$repo/Dockerfile" "$work/static.yaml")"; then
   fail "static-certs with another CA's caBundle: the checks still pass"
-elif grep '^FAIL' <<<"$out" | grep -qF "caBundle signed the serving certificate"; then
+elif grep '^FAIL' <<<"$out" | grep -F "caBundle signed the serving certificate" >/dev/null; then
   pass "static-certs with another CA's caBundle fails with \"caBundle signed the serving certificate\""
 else
   fail "static-certs with another CA's caBundle: $(grep '^FAIL' <<<"$out" | head -3)"

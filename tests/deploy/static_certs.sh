@@ -67,7 +67,7 @@ if openssl verify -CAfile "$work/cabundle.pem" -verify_hostname "$svc.default.sv
 else
   pass "the serving certificate does not verify for another namespace's name"
 fi
-if openssl x509 -in "$work/cabundle.pem" -noout -ext basicConstraints 2>/dev/null | grep -q 'CA:TRUE' \
+if openssl x509 -in "$work/cabundle.pem" -noout -ext basicConstraints 2>/dev/null | grep 'CA:TRUE' >/dev/null \
   && ! cmp -s "$work/cabundle.pem" "$work/tls.crt"; then
   pass "caBundle is the CA, not the serving certificate"
 else
@@ -78,7 +78,7 @@ if [ "$(openssl pkey -in "$work/tls.key" -pubout 2>/dev/null)" = "$(openssl x509
 else
   fail "the Secret's tls.key does not match its tls.crt"
 fi
-if openssl x509 -in "$work/tls.crt" -noout -text | grep -q 'ASN1 OID: prime256v1'; then
+if openssl x509 -in "$work/tls.crt" -noout -text | grep 'ASN1 OID: prime256v1' >/dev/null; then
   pass "the serving key is ECDSA P-256"
 else
   fail "the serving key is not ECDSA P-256"

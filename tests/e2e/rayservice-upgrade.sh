@@ -34,7 +34,7 @@ fake_node_address() {
   local dev
   dev="$(ip -4 -o addr show | awk -v a="$webhook_ip/" 'index($4, a) == 1 {print $2; exit}')"
   node_ip="${webhook_ip%.*}.$((${webhook_ip##*.} + 2))"
-  if [ -z "$dev" ] || ip -4 -o addr show | grep -q " $node_ip/"; then
+  if [ -z "$dev" ] || ip -4 -o addr show | grep " $node_ip/" >/dev/null; then
     log "no free address for the fake node ($node_ip on ${dev:-?})"; node_ip=""; return 1
   fi
   ip addr add "$node_ip/29" dev "$dev" || { node_ip=""; return 1; }

@@ -49,9 +49,9 @@ class KubeApiClient {
   HeadPodList ListHeadPods(std::string_view namespace_name, std::string_view cluster,
                            std::chrono::milliseconds deadline = std::chrono::milliseconds::max());
 
-  // GET of path (with its query) within the deadline (at most the configured
-  // timeout unless longer_deadline), refusing an answer over max_answer_bytes.
-  // Any status comes back as an answer; only a failed exchange is an error.
+  // GET of path (with its query) within deadline, refusing an answer over
+  // max_answer_bytes. Any status comes back as an answer; only a failed
+  // exchange is an error.
   struct Answer {
     int status = 0;
     std::string body;

@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -53,19 +52,8 @@ func (r *rayPodReview) Handle(_ context.Context, req admission.Request) admissio
 }
 
 func main() {
-	bind := flag.String("bind", "127.0.0.1", "address to listen on")
-	port := flag.Int("port", 8443, "port to listen on")
-	cert := flag.String("tls-cert", "tls.crt", "certificate file")
-	key := flag.String("tls-key", "tls.key", "key file")
-	domain := flag.String("cluster-domain", "cluster.local", "cluster domain")
-	flag.Int("threads", 0, "ignored (ceiling_server's flag)")
-	flag.String("body", "", "ignored (ceiling_server's flag)")
-	flag.Parse()
-	if flag.NArg() > 0 { // bench/compare.sh tells ray-webhook from the others by `BINARY review`
-		fmt.Fprintf(os.Stderr, "%s: unexpected argument %q\n", os.Args[0], flag.Arg(0))
-		os.Exit(2)
-	}
-	if filepath.Dir(*cert) != filepath.Dir(*key) {
+	f := raypod.ParseFlags()
+	if filepath.Dir(f.CertFile) != filepath.Dir(f.KeyFile) {
 		fmt.Fprintln(os.Stderr, "controller-runtime-peer: --tls-cert and --tls-key must sit in one directory (webhook.Options.CertDir)")
 		os.Exit(2)
 	}
@@ -79,14 +67,14 @@ func main() {
 	}
 	decoder := admission.NewDecoder(scheme)
 	server := webhook.NewServer(webhook.Options{
-		Host:     *bind,
-		Port:     *port,
-		CertDir:  filepath.Dir(*cert),
-		CertName: filepath.Base(*cert),
-		KeyName:  filepath.Base(*key),
+		Host:     f.Bind,
+		Port:     f.Port,
+		CertDir:  filepath.Dir(f.CertFile),
+		CertName: filepath.Base(f.CertFile),
+		KeyName:  filepath.Base(f.KeyFile),
 	})
-	server.Register("/mutate", &webhook.Admission{Handler: &rayPodReview{decoder, *domain, true}})
-	server.Register("/validate", &webhook.Admission{Handler: &rayPodReview{decoder, *domain, false}})
+	server.Register("/mutate", &webhook.Admission{Handler: &rayPodReview{decoder, f.ClusterDomain, true}})
+	server.Register("/validate", &webhook.Admission{Handler: &rayPodReview{decoder, f.ClusterDomain, false}})
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

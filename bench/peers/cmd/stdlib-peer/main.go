@@ -8,7 +8,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -70,24 +69,13 @@ func review(w http.ResponseWriter, r *http.Request, mutate bool, domain string) 
 }
 
 func main() {
-	bind := flag.String("bind", "127.0.0.1", "address to listen on")
-	port := flag.Int("port", 8443, "port to listen on")
-	cert := flag.String("tls-cert", "tls.crt", "certificate file")
-	key := flag.String("tls-key", "tls.key", "key file")
-	domain := flag.String("cluster-domain", "cluster.local", "cluster domain")
-	flag.Int("threads", 0, "ignored (ceiling_server's flag)")
-	flag.String("body", "", "ignored (ceiling_server's flag)")
-	flag.Parse()
-	if flag.NArg() > 0 { // bench/compare.sh tells ray-webhook from the others by `BINARY review`
-		fmt.Fprintf(os.Stderr, "%s: unexpected argument %q\n", os.Args[0], flag.Arg(0))
-		os.Exit(2)
-	}
+	f := raypod.ParseFlags()
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mutate", func(w http.ResponseWriter, r *http.Request) { review(w, r, true, *domain) })
-	mux.HandleFunc("/validate", func(w http.ResponseWriter, r *http.Request) { review(w, r, false, *domain) })
-	addr := net.JoinHostPort(*bind, strconv.Itoa(*port))
-	if err := http.ListenAndServeTLS(addr, *cert, *key, mux); err != nil {
+	mux.HandleFunc("/mutate", func(w http.ResponseWriter, r *http.Request) { review(w, r, true, f.ClusterDomain) })
+	mux.HandleFunc("/validate", func(w http.ResponseWriter, r *http.Request) { review(w, r, false, f.ClusterDomain) })
+	addr := net.JoinHostPort(f.Bind, strconv.Itoa(f.Port))
+	if err := http.ListenAndServeTLS(addr, f.CertFile, f.KeyFile, mux); err != nil {
 		fmt.Fprintln(os.Stderr, "stdlib-peer:", err)
 		os.Exit(1)
 	}
