@@ -593,7 +593,7 @@ struct EventLoop {
         alone.forwarded = c->head.forwarded.substr(0, c->head.forwarded.rfind("Content-Length: ")) + "\r\n";
         c->out.clear();
         bool client_closed = false;
-        ExchangeOf(c).Answer(alone, {}, c->addresses, true, false, &c->out, &client_closed);
+        ExchangeOf(c).Answer(alone, {}, 0, c->addresses, true, false, &c->out, &client_closed);
         ConsumeAll(c);
         c->close_after_write = true;
         c->answer_in_out = true;
@@ -615,6 +615,12 @@ struct EventLoop {
     return Dispatch(c);
   }
 
+  // The buffer's bytes after the current request's body: readable, so the
+  // review can be parsed in place.
+  static std::size_t BodyPadding(const Connection* c) {
+    return c->in_capacity - c->scanner.head_bytes() - c->head.content_length;
+  }
+
   FrameStep Dispatch(Connection* c) {
     const std::string_view body(c->in + c->scanner.head_bytes(), c->head.content_length);
     const bool close = c->head.wants_close || ExchangeOf(c).Stopping() || impl.stopping ||
@@ -623,7 +629,7 @@ struct EventLoop {
     c->out_sent = 0;
     bool client_closed = false;
     const HttpExchange::Reply r =
-        ExchangeOf(c).Answer(c->head, body, c->addresses, close, false, &c->out, &client_closed);
+        ExchangeOf(c).Answer(c->head, body, BodyPadding(c), c->addresses, close, false, &c->out, &client_closed);
     if (r == HttpExchange::Reply::kNeedsBlockingThread) {
       StartJob(c, close);
       return FrameStep::kStopped;
@@ -643,7 +649,7 @@ struct EventLoop {
     impl.pool.Submit([this, c, close] {
       JobDone d{c, std::string(), false};
       const std::string_view body(c->in + c->scanner.head_bytes(), c->head.content_length);
-      ExchangeOf(c).Answer(c->head, body, c->addresses, close, true, &d.out, &d.client_closed);
+      ExchangeOf(c).Answer(c->head, body, BodyPadding(c), c->addresses, close, true, &d.out, &d.client_closed);
       PostDone(std::move(d));
     });
   }

@@ -55,12 +55,14 @@ class HttpExchange {
   // Before any of a request's body is read: false refuses it. The loop then
   // calls Answer with the head alone (no Content-Length) and closes.
   virtual bool AcceptsBody(const RequestHead& head) = 0;
-  // Appends the whole HTTP answer to *out. close: the answer must close the
+  // Appends the whole HTTP answer to *out. readable_padding: how many bytes
+  // after the body may be read (never written). close: the answer must close the
   // connection. Sets *client_closed when the request asked to close. Without
   // may_block, returns kNeedsBlockingThread (and nothing in *out that counts)
   // for a request that would wait; the loop then calls again on a worker.
-  virtual Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close,
-                       bool may_block, std::string* out, bool* client_closed) = 0;
+  virtual Reply Answer(const RequestHead& head, std::string_view body, std::size_t readable_padding,
+                       const PeerAddresses& peer, bool close, bool may_block, std::string* out,
+                       bool* client_closed) = 0;
   // A whole answer, with Connection: close, for a request the loop refuses.
   virtual void Refuse(int status, std::string_view message, std::string* out) = 0;
   // True from the start of a shutdown: every answer closes its connection.

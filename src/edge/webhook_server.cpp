@@ -37,6 +37,8 @@ using Clock = std::chrono::steady_clock;
 // coming (regrowing costs page faults on every one), and gives it back within
 // two of these once they stop (ReviewDecoderPool::ShrinkIdle).
 constexpr auto kDecoderShrinkInterval = std::chrono::seconds(5);
+// Requests served on one connection before it closes, as every answer's Keep-Alive header says.
+constexpr std::size_t kKeepAliveMaxCount = 100000;
 // Descriptors kept back from --max-connections: listeners, the event loops'
 // own, certificate and token reads, the Kubernetes API connections.
 constexpr std::size_t kReservedDescriptors = 64;
@@ -116,19 +118,76 @@ HeadCheck CheckHead(std::string_view method, std::string_view path, std::string_
   return h;
 }
 
+// One review's answer, from whichever path received it.
+struct ReviewReply {
+  int status = 200;
+  std::string body;
+  bool deferred = false;  // it would wait for the Kubernetes API: answer it again on a blocking worker
+};
+
+class Reviewer {
+ public:
+  virtual ~Reviewer() = default;
+  // timeout_param: the request's ?timeout= value as cpp-httplib decodes it; remote: the client's address.
+  virtual ReviewReply Review(std::string_view body, std::size_t readable_padding, std::string_view timeout_param,
+                             std::string_view remote, Endpoint endpoint) = 0;
+};
+
+// The first ?timeout= value of a request target, decoded as Request::get_param_value decodes it.
+std::string TimeoutParam(std::string_view target) {
+  const std::size_t q = target.find('?');
+  if (q == std::string_view::npos) return {};
+  httplib::Params params;
+  httplib::detail::parse_query_text(std::string(target.substr(q + 1)), params);
+  const auto it = params.find("timeout");
+  return it == params.end() ? std::string() : it->second;
+}
+
+// The answer cpp-httplib 0.11's write_response_core writes for a JSON body,
+// byte for byte: its headers sorted as its case-insensitive multimap keeps them.
+void AppendJsonAnswer(int status, std::string_view body, bool close, long keep_alive_seconds, std::string* out) {
+  out->append(status == 200 ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 400 Bad Request\r\n");
+  if (close) out->append("Connection: close\r\n");
+  out->append("Content-Length: ");
+  out->append(std::to_string(body.size()));
+  out->append("\r\nContent-Type: application/json\r\n");
+  if (!close) {
+    out->append("Keep-Alive: timeout=");
+    out->append(std::to_string(keep_alive_seconds));
+    out->append(", max=");
+    out->append(std::to_string(kKeepAliveMaxCount));
+    out->append("\r\n");
+  }
+  out->append("\r\n");
+  out->append(body);
+}
+
 class Exchange final : public HttpExchange {
  public:
-  Exchange(HttpRouter& router, const std::atomic<bool>& draining, bool webhook_port)
-      : router_(router), draining_(draining), webhook_port_(webhook_port) {}
+  Exchange(HttpRouter& router, const std::atomic<bool>& draining, Reviewer* reviewer, long keep_alive_seconds)
+      : router_(router), draining_(draining), reviewer_(reviewer), keep_alive_seconds_(keep_alive_seconds) {}
 
   bool AcceptsBody(const RequestHead& head) override {
-    return CheckHead(head.method, head.path, head.content_type, webhook_port_).status == 0;
+    return CheckHead(head.method, head.path, head.content_type, reviewer_ != nullptr).status == 0;
   }
 
-  Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close, bool may_block,
-               std::string* out, bool* client_closed) override {
+  Reply Answer(const RequestHead& head, std::string_view body, std::size_t readable_padding, const PeerAddresses& peer,
+               bool close, bool may_block, std::string* out, bool* client_closed) override {
     t_may_block = may_block;
     t_deferred = false;
+    // A review goes straight to the reviewer: the head is already parsed and
+    // checked, and cpp-httplib parsing it again cost about a third of a
+    // review's CPU time (bench/README.md, item 56). Everything else is routed.
+    if (reviewer_ != nullptr && head.method == "POST" && IsReviewPath(head.path) &&
+        IsJsonContentType(head.content_type)) {
+      ReviewReply reply = reviewer_->Review(body, readable_padding, TimeoutParam(head.target), peer.remote_ip,
+                                            head.path == "/mutate" ? Endpoint::kMutate : Endpoint::kValidate);
+      if (reply.deferred) return Reply::kNeedsBlockingThread;
+      // As cpp-httplib: a literal "Connection: close" or HTTP/1.0 without keep-alive closes.
+      *client_closed = head.wants_close;
+      AppendJsonAnswer(reply.status, reply.body, close || head.wants_close, keep_alive_seconds_, out);
+      return Reply::kAnswered;
+    }
     const std::size_t start = out->size();
     router_.Process(head.forwarded, body, peer, close, out, client_closed);
     if (t_deferred) {
@@ -168,7 +227,8 @@ class Exchange final : public HttpExchange {
  private:
   HttpRouter& router_;
   const std::atomic<bool>& draining_;
-  const bool webhook_port_;
+  Reviewer* const reviewer_;  // the webhook port's; null on the probe port
+  const long keep_alive_seconds_;
 };
 
 }  // namespace
@@ -187,12 +247,12 @@ struct fmt::formatter<ray_webhook::LogValue> {
 
 namespace ray_webhook {
 
-struct WebhookServer::Impl {
+struct WebhookServer::Impl final : Reviewer {
   explicit Impl(const ServerConfig& c)
       : config(c),
         certificate(config.tls.cert_file, config.tls.key_file),
-        webhook_exchange(router, draining, true),
-        probe_exchange(probe_router, draining, false) {
+        webhook_exchange(router, draining, this, KeepAliveSeconds()),
+        probe_exchange(probe_router, draining, nullptr, KeepAliveSeconds()) {
     if (config.kube_api.configured()) kube = std::make_unique<KubeApiClient>(config.kube_api);
   }
 
@@ -215,35 +275,43 @@ struct WebhookServer::Impl {
     return r;
   }
 
-  void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
+  // The Keep-Alive header's timeout: only advertised, the loop closes connections idle longer.
+  long KeepAliveSeconds() const {
+    return std::max<long>(1, std::chrono::duration_cast<std::chrono::seconds>(config.idle_timeout).count());
+  }
+
+  ReviewReply Review(std::string_view body, std::size_t readable_padding, std::string_view timeout_param,
+                     std::string_view remote, Endpoint endpoint) override {
     ReviewDecoderPool::Lease decoder = decoders.Acquire();
     const std::string_view path = EndpointPath(endpoint);
     metrics.RequestStarted(path);
     const auto start = Clock::now();
     HeadLookup lookup;
     if (kube) {
-      const auto deadline = LookupDeadline(req.get_param_value("timeout"), config.kube_api.timeout);
+      const auto deadline = LookupDeadline(timeout_param, config.kube_api.timeout);
       lookup = [this, deadline](std::string_view ns, std::string_view cluster) {
         return LookUpHeads(ns, cluster, deadline);
       };
     }
-    ReviewOutcome out = HandleReview(req.body, endpoint, config.policy, *decoder, lookup, 0);
+    ReviewOutcome out = HandleReview(body, endpoint, config.policy, *decoder, lookup, readable_padding);
+    ReviewReply reply;
     if (t_deferred) {
       // Answered again on a blocking worker, where it is counted.
       metrics.RequestHandedOff(path);
-      return;
+      reply.deferred = true;
+      return reply;
     }
     const auto elapsed = Clock::now() - start;
-    res.status = out.http_status;
-    SetJsonBody(res, std::move(out.body));
+    reply.status = out.http_status;
+    reply.body = std::move(out.body);
     metrics.RequestFinished(path, out.http_status, std::chrono::duration<double>(elapsed).count());
     if (out.http_status != 200) {
-      spdlog::warn("review rejected path={} remote={} status={} error={}", path, req.remote_addr, out.http_status,
+      spdlog::warn("review rejected path={} remote={} status={} error={}", path, remote, out.http_status,
                    LogValue{out.error});
-      return;
+      return reply;
     }
     metrics.CountDecision(out.decision);
-    if (!spdlog::should_log(spdlog::level::info)) return;  // skip building the line
+    if (!spdlog::should_log(spdlog::level::info)) return reply;  // skip building the line
     thread_local std::string line;
     line.clear();
     AppendReviewLogLine(
@@ -251,6 +319,16 @@ struct WebhookServer::Impl {
         &line);
     // A ready line: spdlog's string_view overload skips fmt altogether.
     spdlog::default_logger_raw()->log(spdlog::level::info, spdlog::string_view_t(line.data(), line.size()));
+    return reply;
+  }
+
+  // A review that reached cpp-httplib's router: only a bodiless one on a
+  // percent-encoded path that cpp-httplib decodes to a review path.
+  void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
+    ReviewReply reply = Review(req.body, 0, req.get_param_value("timeout"), req.remote_addr, endpoint);
+    if (reply.deferred) return;
+    res.status = reply.status;
+    SetJsonBody(res, std::move(reply.body));
   }
 
   void ProbeRoutes(HttpRouter& r) {
@@ -295,10 +373,8 @@ struct WebhookServer::Impl {
       spdlog::error("handler failed path={} error={}", q.path, LogValue{what});
       SetError(w, 500, "InternalError", "internal error while handling the request");
     });
-    r.set_keep_alive_max_count(100000);
-    // Only advertised (each answer's Keep-Alive header); the loop closes connections idle longer.
-    r.set_keep_alive_timeout(
-        std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(config.idle_timeout).count()));
+    r.set_keep_alive_max_count(kKeepAliveMaxCount);
+    r.set_keep_alive_timeout(KeepAliveSeconds());
   }
 
   void Routes() {
@@ -443,6 +519,7 @@ Status WebhookServer::Bind() {
   o.event_loops = UsableCpus();
   o.max_blocking_workers = static_cast<std::size_t>(c.threads);
   o.max_connections = m.max_connections;
+  o.max_requests_per_connection = kKeepAliveMaxCount;
   o.limits.max_body_bytes = c.max_body_bytes;
   o.request_timeout = c.request_timeout;
   // A request may wait for the Kubernetes API on top of its own deadline.

@@ -40,8 +40,8 @@ using Clock = std::chrono::steady_clock;
 class TestExchange final : public HttpExchange {
  public:
   bool AcceptsBody(const RequestHead& head) override { return head.path != "/refuse"; }
-  Reply Answer(const RequestHead& head, std::string_view body, const PeerAddresses& peer, bool close, bool may_block,
-               std::string* out, bool* client_closed) override {
+  Reply Answer(const RequestHead& head, std::string_view body, std::size_t, const PeerAddresses& peer, bool close,
+               bool may_block, std::string* out, bool* client_closed) override {
     if (head.path == "/slow" && !may_block) return Reply::kNeedsBlockingThread;
     if (head.path == "/slow") {
       on_worker.fetch_add(1);
