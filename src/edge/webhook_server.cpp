@@ -128,8 +128,9 @@ struct ReviewReply {
 class Reviewer {
  public:
   virtual ~Reviewer() = default;
-  // timeout_param: the request's ?timeout= value as cpp-httplib decodes it; remote: the client's address.
-  virtual ReviewReply Review(std::string_view body, std::size_t readable_padding, std::string_view timeout_param,
+  // target: the request's path and query, read only for ?timeout= and only when
+  // the review may look heads up; remote: the client's address.
+  virtual ReviewReply Review(std::string_view body, std::size_t readable_padding, std::string_view target,
                              std::string_view remote, Endpoint endpoint) = 0;
 };
 
@@ -180,7 +181,7 @@ class Exchange final : public HttpExchange {
     // review's CPU time (bench/README.md, item 56). Everything else is routed.
     if (reviewer_ != nullptr && head.method == "POST" && IsReviewPath(head.path) &&
         IsJsonContentType(head.content_type)) {
-      ReviewReply reply = reviewer_->Review(body, readable_padding, TimeoutParam(head.target), peer.remote_ip,
+      ReviewReply reply = reviewer_->Review(body, readable_padding, head.target, peer.remote_ip,
                                             head.path == "/mutate" ? Endpoint::kMutate : Endpoint::kValidate);
       if (reply.deferred) return Reply::kNeedsBlockingThread;
       // As cpp-httplib: a literal "Connection: close" or HTTP/1.0 without keep-alive closes.
@@ -280,7 +281,7 @@ struct WebhookServer::Impl final : Reviewer {
     return std::max<long>(1, std::chrono::duration_cast<std::chrono::seconds>(config.idle_timeout).count());
   }
 
-  ReviewReply Review(std::string_view body, std::size_t readable_padding, std::string_view timeout_param,
+  ReviewReply Review(std::string_view body, std::size_t readable_padding, std::string_view target,
                      std::string_view remote, Endpoint endpoint) override {
     ReviewDecoderPool::Lease decoder = decoders.Acquire();
     const std::string_view path = EndpointPath(endpoint);
@@ -288,7 +289,7 @@ struct WebhookServer::Impl final : Reviewer {
     const auto start = Clock::now();
     HeadLookup lookup;
     if (kube) {
-      const auto deadline = LookupDeadline(timeout_param, config.kube_api.timeout);
+      const auto deadline = LookupDeadline(TimeoutParam(target), config.kube_api.timeout);
       lookup = [this, deadline](std::string_view ns, std::string_view cluster) {
         return LookUpHeads(ns, cluster, deadline);
       };
@@ -325,7 +326,7 @@ struct WebhookServer::Impl final : Reviewer {
   // A review that reached cpp-httplib's router: only a bodiless one on a
   // percent-encoded path that cpp-httplib decodes to a review path.
   void Review(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
-    ReviewReply reply = Review(req.body, 0, req.get_param_value("timeout"), req.remote_addr, endpoint);
+    ReviewReply reply = Review(req.body, 0, req.target, req.remote_addr, endpoint);
     if (reply.deferred) return;
     res.status = reply.status;
     SetJsonBody(res, std::move(reply.body));
@@ -505,6 +506,10 @@ Status WebhookServer::Bind() {
   // out as far as the socket takes them and resume from where they stopped.
   SSL_CTX_set_mode(m.ctx,
                    SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // One read() per TLS record instead of two (its 5-byte header, then the
+  // rest). Safe because the loop reads until SSL_ERROR_WANT_READ before it
+  // waits on the socket, so nothing is left in OpenSSL's buffer unseen.
+  SSL_CTX_set_read_ahead(m.ctx, 1);
   m.Routes();
 
   const std::size_t descriptors = RaiseOpenFileLimit();
