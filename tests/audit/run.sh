@@ -7,6 +7,8 @@
 set -uo pipefail
 # shellcheck source=../deploy/lib.sh
 source "$(dirname "$0")/../deploy/lib.sh"
+# shellcheck source=../support/mock_kube_api.sh
+source "$(dirname "$0")/../support/mock_kube_api.sh"
 while [ $# -gt 0 ]; do
   case "$1" in
     --server) server="$2"; shift 2 ;;
@@ -114,17 +116,7 @@ bash "$certs" --out "$work/certs" 2>/dev/null || { fail "certificate generation"
 token=mock-token-0123456789abcdef
 printf '%s' "$token" >"$work/token"
 printf 'not-the-token' >"$work/bad-token"
-mock_pid=""
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-  api_port=$((40000 + RANDOM % 20000))
-  "$mock" --port "$api_port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" --token "$token" \
-    --objects "$fixtures/kube-api/objects.json" --log "$work/api.log" >"$work/mock.out" 2>&1 &
-  mock_pid=$!
-  for _ in $(seq 1 50); do grep -q listening "$work/mock.out" 2>/dev/null && break; kill -0 "$mock_pid" 2>/dev/null || break; sleep 0.1; done
-  if grep -q listening "$work/mock.out"; then pids+=("$mock_pid"); break; fi
-  wait "$mock_pid" 2>/dev/null; mock_pid=""
-done
-[ -n "$mock_pid" ] || { fail "mock-kube-api did not start"; finish; }
+start_mock_kube_api "$mock" "$work" "$token" --objects "$fixtures/kube-api/objects.json" || { fail "mock-kube-api did not start"; finish; }
 api=(--kube-api-server "https://127.0.0.1:$api_port" --kube-ca-file "$work/certs/ca.crt")
 
 audit -o json "${api[@]}" --kube-token-file "$work/token"

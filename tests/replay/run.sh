@@ -12,6 +12,8 @@
 #
 #   run.sh --server BIN --patch-tool BIN --fixtures DIR --certs GENERATE_SH --mock-kube-api BIN
 set -uo pipefail
+# shellcheck source=../support/mock_kube_api.sh
+source "$(dirname "$0")/../support/mock_kube_api.sh"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -202,16 +204,7 @@ check "a uid with spaces and '=' is logged quoted" logged 'uid="x decision=deny"
 token=mock-token-0123456789abcdef
 printf '%s' "$token" >"$work/token"
 printf 'not-the-token' >"$work/bad-token"
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-  api_port=$((40000 + RANDOM % 20000))
-  "$mock" --port "$api_port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" --token "$token" \
-    --pods "$fixtures/kube-api/pods.json" --log "$work/api.log" >"$work/mock.out" 2>&1 &
-  mock_pid=$!
-  for _ in $(seq 1 50); do grep -q listening "$work/mock.out" 2>/dev/null && break; kill -0 "$mock_pid" 2>/dev/null || break; sleep 0.1; done
-  if grep -q listening "$work/mock.out"; then pids+=("$mock_pid"); break; fi
-  wait "$mock_pid" 2>/dev/null; mock_pid=""
-done
-[ -n "${mock_pid:-}" ] || { echo "replay: mock-kube-api did not start" >&2; exit 1; }
+start_mock_kube_api "$mock" "$work" "$token" --pods "$fixtures/kube-api/pods.json" || { echo "replay: mock-kube-api did not start" >&2; exit 1; }
 api=(--kube-api-server "https://127.0.0.1:$api_port" --kube-ca-file "$work/certs/ca.crt" --kube-api-timeout 500ms)
 
 # head_review CLUSTER OUT: a head Pod named deterministically, of RayCluster CLUSTER.
