@@ -129,8 +129,8 @@ class Server:
         self.log.close()
 
 
-def read_response(sock):
-    """Reads one HTTP/1.1 response with Content-Length; returns (status, headers, body)."""
+def raw_response(sock):
+    """One whole HTTP/1.1 response as sent: its head and its Content-Length body (shorter at an EOF)."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = sock.recv(65536)
@@ -138,16 +138,23 @@ def read_response(sock):
             raise ConnectionError("connection closed before a response")
         data += chunk
     head, _, rest = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
-    length = int(headers.get("content-length", "0"))
+    length = next((int(l.split(b":", 1)[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")),
+                  0)
     while len(rest) < length:
         chunk = sock.recv(65536)
         if not chunk:
             break
         rest += chunk
-    return status, headers, rest[:length]
+    return head + b"\r\n\r\n" + rest[:length]
+
+
+def read_response(sock):
+    """Reads one HTTP/1.1 response with Content-Length; returns (status, headers, body)."""
+    head, _, body = raw_response(sock).partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+    return status, headers, body
 
 
 def closed_by_server(sock, within=5):
@@ -720,22 +727,6 @@ def case_no_compression(work):
               "/metrics is not compressed")
     finally:
         server.stop()
-
-
-def raw_response(sock):
-    """One whole HTTP/1.1 response as sent: its head and its Content-Length body."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("connection closed before a response")
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    length = next((int(l.split(b":", 1)[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")),
-                  0)
-    while len(rest) < length:
-        rest += sock.recv(65536)
-    return head + b"\r\n\r\n" + rest[:length]
 
 
 def case_direct_reviews(work):
