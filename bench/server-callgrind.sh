@@ -9,7 +9,8 @@
 # throw-away certificate and 4 threads; sends a warm-up of 20 reviews of the
 # fixture (default worker, from bench/fixtures/); then, with the counters zeroed
 # (callgrind_control -z) and dumped (-d) around each, 20 reviews and 20 + N (default
-# N 300), each batch from one curl process over one keep-alive connection; stops
+# N 300), each batch from one curl process over one keep-alive connection and
+# each review the request kube-apiserver sends (path, ?timeout=, headers); stops
 # the server. The difference of the two windows is what N reviews cost without a
 # TLS handshake. It prints the instructions per request (all threads, the log
 # writer included) and the --top N (default 12) functions that cost the most on
@@ -72,12 +73,15 @@ bash certs/generate.sh --out "$tmp/certs" >/dev/null 2>&1
 "$build_dir/ray-webhook" review --mutate "$body" >"$tmp/answer.json"
 tls=(--bind 127.0.0.1 --tls-cert "$tmp/certs/tls.crt" --tls-key "$tmp/certs/tls.key" --threads 4)
 
-# post N PORT: N reviews over one connection (curl reuses it across --next).
+# post N PORT: N reviews over one connection (curl reuses it across --next),
+# each the request kube-apiserver sends, as bench/post.lua sends it.
 post() {
   local n="$1" port="$2" args=() i
   for i in $(seq "$n"); do
     [ "$i" -gt 1 ] && args+=(--next)
-    args+=(-sk -o /dev/null -H "Content-Type: application/json" --data-binary @"$body" "https://127.0.0.1:$port/mutate")
+    args+=(-sk -o /dev/null -H "Content-Type: application/json" -H "User-Agent: kube-apiserver-admission"
+      -H "Accept: application/json, */*" -H "Accept-Encoding: gzip" --data-binary @"$body"
+      "https://127.0.0.1:$port/mutate?timeout=5s")
   done
   curl "${args[@]}"
 }
