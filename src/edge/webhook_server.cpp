@@ -146,8 +146,11 @@ std::string TimeoutParam(std::string_view target) {
 
 // The answer cpp-httplib 0.11's write_response_core writes for a JSON body,
 // byte for byte: its headers sorted as its case-insensitive multimap keeps them.
+// status: 200, 400 or 500, the only ones a review answers with.
 void AppendJsonAnswer(int status, std::string_view body, bool close, long keep_alive_seconds, std::string* out) {
-  out->append(status == 200 ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 400 Bad Request\r\n");
+  out->append(status == 200   ? "HTTP/1.1 200 OK\r\n"
+              : status == 400 ? "HTTP/1.1 400 Bad Request\r\n"
+                              : "HTTP/1.1 500 Internal Server Error\r\n");
   if (close) out->append("Connection: close\r\n");
   out->append("Content-Length: ");
   out->append(std::to_string(body.size()));
@@ -181,10 +184,19 @@ class Exchange final : public HttpExchange {
     // review's CPU time (bench/README.md, item 56). Everything else is routed.
     if (reviewer_ != nullptr && head.method == "POST" && IsReviewPath(head.path) &&
         IsJsonContentType(head.content_type)) {
-      ReviewReply reply = reviewer_->Review(body, readable_padding, head.target, peer.remote_ip,
-                                            head.path == "/mutate" ? Endpoint::kMutate : Endpoint::kValidate);
+      ReviewReply reply;
+      try {
+        reply = reviewer_->Review(body, readable_padding, head.target, peer.remote_ip,
+                                  head.path == "/mutate" ? Endpoint::kMutate : Endpoint::kValidate);
+      } catch (const std::exception& e) {
+        // What cpp-httplib's exception handler (CommonHandlers) answers for a routed request.
+        std::string what;
+        AppendLogValue(e.what(), &what);
+        spdlog::error("handler failed path={} error={}", head.path, what);
+        reply = ReviewReply{500, EncodeErrorStatus(500, "InternalError", "internal error while handling the request")};
+      }
       if (reply.deferred) return Reply::kNeedsBlockingThread;
-      // As cpp-httplib: a literal "Connection: close" or HTTP/1.0 without keep-alive closes.
+      // Connection: close, or HTTP/1.0 without keep-alive.
       *client_closed = head.wants_close;
       AppendJsonAnswer(reply.status, reply.body, close || head.wants_close, keep_alive_seconds_, out);
       return Reply::kAnswered;
