@@ -84,12 +84,16 @@ for k in mutatingwebhookconfiguration validatingwebhookconfiguration; do
     .metadata.generation, .metadata.managedFields)' >"$tmp/$k.json"
 done
 
+webhook_curl() { # webhook_curl PATH [CURL_ARG...]: the server behind the Service's name and address
+  local path="$1"
+  shift
+  curl -fsS --cacert "$WEBHOOK_CERT_DIR/ca.crt" --resolve "ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT:$WEBHOOK_IP" \
+    "$@" "https://ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT$path"
+}
 answers() { # answers: the server on the Service's address answers a review
   local i
   for ((i = 0; i < 100; i++)); do
-    curl -fsS -o /dev/null --cacert "$WEBHOOK_CERT_DIR/ca.crt" \
-      --resolve "ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT:$WEBHOOK_IP" -H 'Content-Type: application/json' \
-      --data-binary @bench/fixtures/worker.json "https://ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT/mutate" \
+    webhook_curl /mutate -o /dev/null -H 'Content-Type: application/json' --data-binary @bench/fixtures/worker.json \
       2>/dev/null && return 0
     sleep 0.1
   done
@@ -104,11 +108,7 @@ stop_server() {
 }
 # The server's own /metrics: ray-webhook exports controller-runtime's
 # controller_runtime_webhook_latency_seconds, whose buckets start at 0.1 ms.
-server_metrics() {
-  curl -fsS --cacert "$WEBHOOK_CERT_DIR/ca.crt" \
-    --resolve "ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT:$WEBHOOK_IP" \
-    "https://ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT/metrics"
-}
+server_metrics() { webhook_curl /metrics; }
 webhooks_installed() { kc get mutatingwebhookconfiguration ray-webhook >/dev/null 2>&1; }
 setup() { # setup NAME: that server behind the Service, and the configurations for it
   case "$1" in

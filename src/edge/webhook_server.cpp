@@ -182,8 +182,8 @@ class Exchange final : public HttpExchange {
     // A review goes straight to the reviewer: the head is already parsed and
     // checked, and cpp-httplib parsing it again cost about a third of a
     // review's CPU time (bench/README.md, item 56). Everything else is routed.
-    if (reviewer_ != nullptr && head.method == "POST" && IsReviewPath(head.path) &&
-        IsJsonContentType(head.content_type)) {
+    if (reviewer_ != nullptr && IsReviewPath(head.path) &&
+        CheckHead(head.method, head.path, head.content_type, true).status == 0) {
       ReviewReply reply;
       try {
         reply = reviewer_->Review(body, readable_padding, head.target, peer.remote_ip,
@@ -301,9 +301,9 @@ struct WebhookServer::Impl final : Reviewer {
     const auto start = Clock::now();
     HeadLookup lookup;
     if (kube) {
-      const auto deadline = LookupDeadline(TimeoutParam(target), config.kube_api.timeout);
-      lookup = [this, deadline](std::string_view ns, std::string_view cluster) {
-        return LookUpHeads(ns, cluster, deadline);
+      // ?timeout= is read only by a review that looks heads up: few do.
+      lookup = [this, target](std::string_view ns, std::string_view cluster) {
+        return LookUpHeads(ns, cluster, LookupDeadline(TimeoutParam(target), config.kube_api.timeout));
       };
     }
     ReviewOutcome out = HandleReview(body, endpoint, config.policy, *decoder, lookup, readable_padding);
