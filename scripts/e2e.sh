@@ -69,6 +69,7 @@ need_tools() {
 build() {
   local name="$1" dir="$2" pkg="$3" stamp ldflags=""
   stamp="$( (cd "$dir" && cat go.mod go.sum $(ls ./*.go 2>/dev/null) $(find cmd/"$name" -name '*.go' 2>/dev/null); \
+    [ "$name" != e2e.test ] || find framework testdata -type f -print0 2>/dev/null | sort -z | xargs -0r cat; \
     sed -n '/^build() {/,/^}/p' "$repo/scripts/e2e.sh") | sha256sum | cut -c1-16) $(go version | cut -d' ' -f3)"
   if [ -x "$bin/$name" ] && [ "$(cat "$bin/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
     return 0
@@ -76,7 +77,7 @@ build() {
   log "building $name ($pkg in ${dir#"$repo"/})"
   local t0=$SECONDS
   case "$name" in
-    kube-apiserver|kubectl)
+    kube-apiserver|kubectl|kube-scheduler|kube-controller-manager)
       # What k8s.io/kubernetes' hack/lib/version.sh stamps into a release
       # build; without it the binaries report v0.0.0-master.
       local v
@@ -86,7 +87,9 @@ build() {
       ldflags="$ldflags $x.gitTreeState=clean $x.buildDate=1970-01-01T00:00:00Z"
       ;;
   esac
-  if (cd "$dir" && nice -n 10 go build -p="$go_p" -trimpath -ldflags="$ldflags" -o "$bin/$name.tmp" "$pkg") \
+  local verb=(build)
+  [ "$name" != e2e.test ] || verb=(test -c)  # the Go suite: a test binary
+  if (cd "$dir" && nice -n 10 go "${verb[@]}" -p="$go_p" -trimpath -ldflags="$ldflags" -o "$bin/$name.tmp" "$pkg") \
     >"$bin/$name.build.log" 2>&1; then
     mv -f "$bin/$name.tmp" "$bin/$name"
     echo "$stamp" >"$bin/$name.stamp"
@@ -116,6 +119,11 @@ build_all() {
   build etcd "$e2e/etcd" . || ok=1
   build kube-apiserver "$e2e" ./cmd/kube-apiserver || ok=1
   build kubectl "$e2e" ./cmd/kubectl || ok=1
+  build kube-controller-manager "$e2e" ./cmd/kube-controller-manager || ok=1
+  build kube-scheduler "$e2e" ./cmd/kube-scheduler || ok=1
+  build kwok "$e2e/addons" sigs.k8s.io/kwok/cmd/kwok || ok=1
+  build coredns "$e2e/addons" ./cmd/coredns || ok=1
+  build e2e.test "$e2e" . || ok=1
   build recorder "$e2e" ./cmd/recorder || ok=1
   build podload "$e2e" ./cmd/podload || ok=1
   build fakenode "$e2e" ./cmd/fakenode || ok=1
@@ -175,9 +183,11 @@ cleanup() {
   local rc=$?
   if [ "$keep" = 1 ] && [ "$summary_printed" = 1 ]; then return; fi
   local name
-  for name in podload kuberay ray-webhook ray-webhook-b recorder kube-apiserver etcd; do stop_pid "$name"; done
+  for name in podload kuberay ray-webhook ray-webhook-b recorder ray-standin coredns kwok kube-scheduler \
+    kube-controller-manager kube-apiserver etcd; do stop_pid "$name"; done
   for name in "${!pids[@]}"; do stop_pid "$name"; done
-  [ -n "$netns" ] && ip netns del "$netns" 2>/dev/null
+  [ -n "$netns" ] && { ip netns del "$netns" 2>/dev/null; rm -rf "/etc/netns/$netns"; }
+  [ -n "${pod_route:-}" ] && ip route del local "$pod_cidr" dev lo 2>/dev/null
   if [ "$failed" = 0 ] && [ $rc = 0 ]; then
     rm -rf "$work"
   elif [ "$summary_printed" = 0 ]; then
@@ -292,7 +302,7 @@ make_netns() {
   local i used
   used="$(ip -4 -o addr show 2>/dev/null | awk '{print $4}')"
   for ((i = 0; i < 32; i++)); do
-    if ! grep -qE "^10\.200\.0\.($((i * 8 + 1))|$((i * 8 + 2))|$((i * 8 + 6)))/" <<<"$used"; then break; fi
+    if ! grep -qE "^10\.200\.0\.($((i * 8 + 1))|$((i * 8 + 2))|$((i * 8 + 3))|$((i * 8 + 4))|$((i * 8 + 6)))/" <<<"$used"; then break; fi
   done
   [ "$i" -lt 32 ] || die "no free /29 in 10.200.0.0/24"
   netns="rwe2e-$$"
@@ -301,16 +311,36 @@ make_netns() {
   webhook_ip="10.200.0.$((i * 8 + 1))"
   webhook_ip2="10.200.0.$((i * 8 + 2))"
   peer_ip="10.200.0.$((i * 8 + 6))"
+  # CoreDNS of the cluster (.3) and a second one a test may start (.4).
+  dns_ip="10.200.0.$((i * 8 + 3))"
+  dns_ip2="10.200.0.$((i * 8 + 4))"
   ip netns add "$netns" || die "ip netns add failed (root and CAP_NET_ADMIN are needed)"
   ip link add "$host_if" type veth peer name "$peer_if" || die "ip link add veth failed"
   ip link set "$peer_if" netns "$netns"
   ip addr add "$webhook_ip/29" dev "$host_if"
   ip addr add "$webhook_ip2/29" dev "$host_if"
+  ip addr add "$dns_ip/29" dev "$host_if"
+  ip addr add "$dns_ip2/29" dev "$host_if"
   ip link set "$host_if" up
   ip netns exec "$netns" ip addr add "$peer_ip/29" dev "$peer_if"
   ip netns exec "$netns" ip link set "$peer_if" up
   ip netns exec "$netns" ip link set lo up
+  # The test host reaches the Pod addresses through the host end.
+  ip netns exec "$netns" ip route add "$pod_cidr" via "$webhook_ip"
   log "network namespace $netns: host end $webhook_ip and $webhook_ip2 ($host_if), peer $peer_ip"
+}
+
+# The Pod addresses KWOK hands out ($pod_cidr) are local to this machine: a
+# route of type local for the whole range (any address in it is accepted as
+# this host's own), so the Ray stand-in can listen on each Pod's address and
+# what dials a Pod reaches it. The range must be unused and unrouted.
+make_pod_range() {
+  pod_cidr="${E2E_POD_CIDR:-10.200.64.0/24}"
+  if ip route show table all 2>/dev/null | grep -F -- "${pod_cidr%/*}" >/dev/null; then
+    die "the Pod range $pod_cidr is already routed here (E2E_POD_CIDR to choose another)"
+  fi
+  ip route add local "$pod_cidr" dev lo || die "ip route add local $pod_cidr failed"
+  pod_route=1
 }
 
 # ---------------------------------------------------------------- control plane
@@ -356,10 +386,129 @@ start_apiserver() {
     "https://127.0.0.1:$apiserver_port/readyz" || { tail -20 "$logs/kube-apiserver.log" >&2; die "kube-apiserver did not become ready"; }
 }
 
-# ServiceAccount default in NS (no kube-controller-manager makes it), NS first.
+# Namespace NS, and its ServiceAccount default, which kube-controller-manager's
+# serviceaccount controller makes (the ServiceAccount admission plugin refuses
+# Pods until it exists).
 ensure_namespace() {
   kc get namespace "$1" >/dev/null 2>&1 || kc create namespace "$1" >/dev/null
-  kc -n "$1" get serviceaccount default >/dev/null 2>&1 || kc -n "$1" create serviceaccount default >/dev/null
+  wait_until 30 "ServiceAccount default in $1" kc -n "$1" get serviceaccount default
+}
+
+# ---------------------------------------------------------------- the rest of the cluster
+# kube-controller-manager and kube-scheduler of the API server's release, KWOK's
+# simulated node, CoreDNS and the Ray stand-in. Each talks to kube-apiserver
+# with the admin kubeconfig.
+start_controller_manager() {
+  local port
+  port=$(free_port) || die "no free port"
+  # Every default controller. It signs the tokens of ServiceAccount token
+  # Secrets with the API server's key and publishes its CA (kube-root-ca.crt).
+  "$bin/kube-controller-manager" --kubeconfig "$work/kubeconfig" \
+    --authentication-kubeconfig "$work/kubeconfig" --authorization-kubeconfig "$work/kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port "$port" --leader-elect=false \
+    --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
+    --use-service-account-credentials=false --cluster-name e2e \
+    --cert-dir "$work/controller-manager-certs" --profiling=false --v=1 \
+    >"$logs/kube-controller-manager.log" 2>&1 &
+  pids[kube-controller-manager]=$!
+  wait_pid=${pids[kube-controller-manager]} wait_until 60 "kube-controller-manager /healthz" \
+    curl -fsSk "https://127.0.0.1:$port/healthz" || { tail -20 "$logs/kube-controller-manager.log" >&2; die "kube-controller-manager did not start"; }
+}
+
+start_scheduler() {
+  local port
+  port=$(free_port) || die "no free port"
+  "$bin/kube-scheduler" --kubeconfig "$work/kubeconfig" \
+    --authentication-kubeconfig "$work/kubeconfig" --authorization-kubeconfig "$work/kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port "$port" --leader-elect=false \
+    --cert-dir "$work/scheduler-certs" --profiling=false --v=1 \
+    >"$logs/kube-scheduler.log" 2>&1 &
+  pids[kube-scheduler]=$!
+  wait_pid=${pids[kube-scheduler]} wait_until 60 "kube-scheduler /healthz" \
+    curl -fsSk "https://127.0.0.1:$port/healthz" || { tail -20 "$logs/kube-scheduler.log" >&2; die "kube-scheduler did not start"; }
+}
+
+# KWOK manages one Node, kwok-node-0, whose Pod range is $pod_cidr. It is
+# tainted: only Pods that tolerate $kwok_taint are scheduled there and run;
+# every other Pod stays Pending, as the checks written for a cluster without
+# nodes need (a Pod with no node is deleted at once; its phase is the one a
+# check writes).
+kwok_taint=e2e.ray-webhook.io/kwok
+start_kwok() {
+  local dir port f
+  dir="$(module_dir "$e2e/addons" sigs.k8s.io/kwok)" || die "the KWOK module was not found"
+  port=$(free_port) || die "no free port"
+  # The stages KWOK's module ships: the node becomes Ready and keeps its lease;
+  # Pods bound to it become Running and Ready, and go once deleted.
+  : >"$work/kwok.yaml"
+  for f in "$dir"/kustomize/stage/node/fast/node-initialize.yaml \
+    "$dir"/kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+    "$dir"/kustomize/stage/pod/fast/pod-ready.yaml "$dir"/kustomize/stage/pod/fast/pod-complete.yaml \
+    "$dir"/kustomize/stage/pod/fast/pod-delete.yaml; do
+    [ -f "$f" ] || die "KWOK stage $f is missing"
+    { cat "$f"; echo "---"; } >>"$work/kwok.yaml"
+  done
+  "$bin/kwok" --kubeconfig "$work/kubeconfig" --config "$work/kwok.yaml" \
+    --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+    --cidr "$pod_cidr" --node-ip "$dns_ip" --server-address "127.0.0.1:$port" \
+    >"$logs/kwok.log" 2>&1 &
+  pids[kwok]=$!
+  kc apply -f - >/dev/null <<NODE || die "creating the KWOK node failed"
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-node-0
+  annotations: {kwok.x-k8s.io/node: fake, node.alpha.kubernetes.io/ttl: "0"}
+  labels: {kubernetes.io/hostname: kwok-node-0, kubernetes.io/os: linux, kubernetes.io/arch: amd64, type: kwok}
+spec:
+  podCIDR: $pod_cidr
+  podCIDRs: [$pod_cidr]
+  taints: [{key: $kwok_taint, value: "true", effect: NoSchedule}]
+NODE
+  node_ready() { [ "$(kc get node kwok-node-0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
+  wait_pid=${pids[kwok]} wait_until 60 "the KWOK node Ready" node_ready || { tail -20 "$logs/kwok.log" >&2; die "the KWOK node did not become Ready"; }
+}
+
+# CoreDNS on $dns_ip:53 for the zone cluster.local: Service and Pod records
+# from the API server; other names are refused, never forwarded.
+start_coredns() {
+  local ready
+  ready=$(free_port) || die "no free port"
+  cat >"$work/Corefile" <<COREFILE
+cluster.local:53 {
+    bind $dns_ip
+    errors
+    ready 127.0.0.1:$ready
+    kubernetes cluster.local {
+        kubeconfig $work/kubeconfig e2e
+    }
+}
+COREFILE
+  "$bin/coredns" -conf "$work/Corefile" >"$logs/coredns.log" 2>&1 &
+  pids[coredns]=$!
+  wait_pid=${pids[coredns]} wait_until 60 "CoreDNS /ready" curl -fsS "http://127.0.0.1:$ready/ready" \
+    || { tail -20 "$logs/coredns.log" >&2; die "CoreDNS did not become ready"; }
+  # What the operators resolve with (with_cluster_dns): CoreDNS alone.
+  cluster_dns="$work/cluster-dns"
+  mkdir -p "$cluster_dns"
+  printf 'nameserver %s\noptions timeout:1 attempts:2\n' "$dns_ip" >"$cluster_dns/resolv.conf"
+}
+
+# A process in a mount namespace of its own whose /etc/resolv.conf names
+# CoreDNS: the operators reach head Services by name as a Pod does, and no name
+# they look up leaves this machine. start_operator's default operator_exec;
+# exec keeps the pid start_operator saves.
+with_cluster_dns() {
+  exec unshare --mount -- sh -c 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' \
+    sh "$cluster_dns/resolv.conf" "$@"
+}
+
+# The Ray processes the operators call (cmd/ray-standin): the dashboard of
+# each head and the Serve proxy of each Ray Pod, on the Pod's own address.
+start_ray_standin() {
+  "$bin/ray-standin" -server "https://127.0.0.1:$apiserver_port" -ca "$pki/ca.crt" -cert "$pki/admin.crt" \
+    -key "$pki/admin.key" -pod-cidr "$pod_cidr" >"$logs/ray-standin.log" 2>&1 &
+  pids[ray-standin]=$!
 }
 
 # ---------------------------------------------------------------- ray-webhook
@@ -528,10 +677,10 @@ remove_crds() { # remove_crds RELEASE: its custom resources first (finalizers dr
   kc delete --timeout=60s -f "$dir/config/crd/bases/" >>"$logs/crds-$1.log" 2>&1
 }
 
-start_operator() { # start_operator RELEASE (operator_exec set: a command that runs it, e.g. with_cluster_dns)
+start_operator() { # start_operator RELEASE (operator_exec: the command that runs it, default with_cluster_dns)
   local metrics probe
   metrics=$(free_port) && probe=$(free_port) || return 1
-  KUBECONFIG="$work/kubeconfig" ${operator_exec:-} "$bin/$1" --metrics-addr "127.0.0.1:$metrics" \
+  KUBECONFIG="$work/kubeconfig" ${operator_exec:-with_cluster_dns} "$bin/$1" --metrics-addr "127.0.0.1:$metrics" \
     --health-probe-bind-address "127.0.0.1:$probe" --enable-leader-election=false \
     >>"$logs/operator-$1.log" 2>&1 &
   pids[kuberay]=$!
@@ -607,6 +756,8 @@ kill ${pids[*]} 2>/dev/null
 sleep 6
 kill -9 ${pids[*]} 2>/dev/null
 ip netns del $netns 2>/dev/null
+rm -rf /etc/netns/$netns
+ip route del local $pod_cidr dev lo 2>/dev/null
 rm -rf "$work"
 EOF
   chmod +x "$work/stop.sh"
@@ -625,18 +776,89 @@ EOF
   echo "everything is still running:"
   echo "  export KUBECONFIG=$work/kubeconfig"
   echo "  kubectl: $bin/kubectl   logs: $logs/   stop: $work/stop.sh"
+  echo "  the Go suite: E2E_CLUSTER_ENV=$work/cluster.env go test -v ./ (in tests/e2e)"
+}
+
+# run_go_suite: the test binary built from tests/e2e (go test -c) on this
+# cluster; each test that has no subtests, and each innermost subtest, counts
+# as one check (PASS or FAIL line of its own); a run that ends without a
+# verdict for a test (a panic, the timeout) is one more failure.
+run_go_suite() {
+  local out="$logs/go-suite.log" rc name verdict leaves
+  log "the Go suite: $bin/e2e.test -test.v (log: logs/go-suite.log)"
+  (cd "$e2e" && E2E_CLUSTER_ENV="$work/cluster.env" "$bin/e2e.test" -test.v -test.timeout "${E2E_GO_TIMEOUT:-45m}" \
+    ${E2E_GO_RUN:+-test.run "$E2E_GO_RUN"}) >"$out" 2>&1
+  rc=$?
+  # "--- PASS: TestDNS/FQDN (12.3s)" at any depth; a name that has children is not a leaf.
+  leaves="$(sed -n 's/^ *--- \(PASS\|FAIL\|SKIP\): \([^ ]*\) .*/\1 \2/p' "$out" \
+    | awk '{v[$2] = $1; n[NR] = $2} END {for (i = 1; i <= NR; i++) {p = 0; for (j in v) if (index(j, n[i] "/") == 1) p = 1; if (!p) print v[n[i]], n[i]}}')"
+  while read -r verdict name; do
+    [ -n "$name" ] || continue
+    case "$verdict" in
+      PASS) pass "go $name" ;;
+      FAIL) fail "go $name" "$(grep -F -- "$name" "$out" | grep -v -- '--- ' | head -3 | cut -c1-300 | paste -sd ' ' -)" ;;
+      SKIP) fail "go $name" "skipped: $(grep -A2 -F -- "--- SKIP: $name " "$out" | tail -2 | paste -sd ' ' -)" ;;
+    esac
+  done <<<"$leaves"
+  if [ "$rc" != 0 ] && ! grep -q '^ *--- FAIL' "$out"; then
+    fail "go suite" "exit $rc without a failed test: $(tail -5 "$out" | cut -c1-300 | paste -sd ' ' -)"
+  fi
+  # What a person reads: each test's t.Log lines.
+  grep -E '^ +[a-z_]+_test\.go:[0-9]+: ' "$out" | cut -c1-400 | sed 's/^ */     /'
+}
+
+# cluster.env: what the Go suite (tests/e2e/framework) needs of this cluster, one KEY=VALUE a line.
+write_cluster_env() {
+  local args=() a
+  while IFS= read -r a; do
+    case "$a" in --port=*|--bind=*|--cert-dir=*|--tls-cert=*|--tls-key=*|--probe-port=*) continue ;; esac
+    args+=("$a")
+  done < <(jq -r '.items[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args[]' "$work/rendered-static-certs.json")
+  cat >"$work/cluster.env" <<ENV
+KUBECONFIG=$work/kubeconfig
+KUBECTL=$bin/kubectl
+BIN=$bin
+E2E_DIR=$e2e
+WORK=$work
+LOGS=$logs
+PKI=$pki
+APISERVER=https://127.0.0.1:$apiserver_port
+NETNS=$netns
+PEER_IP=$peer_ip
+DNS_IP=$dns_ip
+DNS_IP2=$dns_ip2
+POD_CIDR=$pod_cidr
+KWOK_TAINT=$kwok_taint
+CLUSTER_DOMAIN=${cluster_domain:-cluster.local}
+RESOLV_CONF=$cluster_dns/resolv.conf
+RAY_WEBHOOK=$ray_webhook
+WEBHOOK_IP=$webhook_ip
+WEBHOOK_IP2=$webhook_ip2
+WEBHOOK_PORT=$webhook_port
+WEBHOOK_CERT_DIR=$secret_dir
+WEBHOOK_ARGS=${args[*]}
+SA_DIR=$work/serviceaccount
+WEBHOOK_LOG=$logs/ray-webhook.log
+ENV
 }
 
 # ======================================================================== run
 service_range="10.200.128.0/20"
 service_ip="10.200.128.1"
 make_pki
+make_pod_range
 make_netns
 webhook_port=$(free_port) || die "no free port"
 start_etcd
 start_apiserver
 write_kubeconfig
 log "kube-apiserver ready on 127.0.0.1:$apiserver_port ($(kc version -o json 2>/dev/null | jq -r .serverVersion.gitVersion))"
+start_controller_manager
+start_scheduler
+start_kwok
+start_coredns
+start_ray_standin
+log "kube-controller-manager, kube-scheduler, KWOK (node kwok-node-0, Pods in $pod_cidr), CoreDNS ($dns_ip) and the Ray stand-in running"
 for ns in default kube-system; do ensure_namespace "$ns"; done
 
 # cert-manager's CRDs, for the dry run of the cert-manager overlay.
@@ -695,6 +917,7 @@ kc -n e2e-plain run routed-probe --image=registry.k8s.io/pause:3.10 --restart=Ne
 webhook_log_grows 'path=/validate' "$before" || { s1_ok=0; s1_why="a Pod in an opted-in namespace did not reach ray-webhook through the Service"; }
 kc label namespace e2e-plain ray-webhook.io/validate-all-pods- >/dev/null
 [ "$s1_ok" = 1 ] && pass "$s1" || fail "$s1" "${s1_why:-see logs/}"
+write_cluster_env
 if [ "$up_only" = 1 ]; then
   keep_running
   summary_printed=1
@@ -702,6 +925,9 @@ if [ "$up_only" = 1 ]; then
   [ "$failed" = 0 ]
   exit
 fi
+
+# ---- The Go suite (tests/e2e/*_test.go, framework/): scenarios on the whole cluster
+run_go_suite
 
 # ---- 25a, 25b, 25c. charts/ray-webhook, offline and on the API server (tests/e2e/chart.sh)
 # shellcheck source=../tests/e2e/chart.sh
@@ -1431,9 +1657,10 @@ upgrade_other_releases "$current"
 # ---- 9 and 10. two replicas under load: a restart, then a certificate rotation
 load_ns=e2e-load
 ensure_namespace "$load_ns"
-podload() { # podload SECONDS OUT: Ray worker Pods created as fast as 4 clients can
+podload() { # podload SECONDS OUT: Ray worker Pods created as fast as 4 clients can (never scheduled: what is measured is admission)
   "$bin/podload" -server "https://127.0.0.1:$apiserver_port" -ca "$pki/ca.crt" -cert "$pki/admin.crt" \
-    -key "$pki/admin.key" -namespace "$load_ns" -cluster rc-load -duration "${1}s" -c 4 -max 10000 >"$2" 2>&1 &
+    -key "$pki/admin.key" -namespace "$load_ns" -cluster rc-load -duration "${1}s" -c 4 -max 10000 \
+    -scheduler-name e2e-unscheduled >"$2" 2>&1 &
   pids[podload]=$!
 }
 load_result() { # load_result OUT: "created N failed M" (and the failures to the log)

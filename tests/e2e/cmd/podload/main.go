@@ -47,6 +47,7 @@ func main() {
 	concurrency := flag.Int("c", 4, "concurrent clients")
 	max := flag.Int("max", 5000, "stop after this many attempts")
 	rate := flag.Float64("rate", 0, "creations started per second by all clients together (0: as fast as they can)")
+	schedulerName := flag.String("scheduler-name", "", "spec.schedulerName of the Pods (empty: the default scheduler); a name no scheduler serves keeps them Pending, so thousands of them cost the scheduler nothing")
 	flag.Parse()
 
 	pool := x509.NewCertPool()
@@ -78,6 +79,9 @@ func main() {
 			"command": []string{"/bin/bash", "-c", "--"},
 			"args":    []string{"ray start --address=" + *cluster + "-head-svc:6379 --block"},
 		}}},
+	}
+	if *schedulerName != "" {
+		pod["spec"].(map[string]any)["schedulerName"] = *schedulerName
 	}
 	body, _ := json.Marshal(pod)
 	url := fmt.Sprintf("%s/api/v1/namespaces/%s/pods", *server, *namespace)
