@@ -1,9 +1,12 @@
 # Check 22c of scripts/e2e.sh, sourced by it: a RayService whose name has 40
-# characters is upgraded to completion by a real KubeRay operator, with
-# cmd/fakenode standing in for the node, the endpoint controllers, cluster DNS
-# and the Ray head (tests/e2e/README.md, "22c"). Uses e2e.sh's kc, pids,
+# characters is upgraded to completion by a real KubeRay operator on the real
+# parts of the cluster (kube-scheduler, kube-controller-manager, KWOK's node
+# and Pod lifecycle, CoreDNS), with cmd/ray-standin answering as the Ray
+# processes of its Pods (tests/e2e/README.md, "22c"). Uses e2e.sh's kc, pids,
 # stop_pid, start_operator, install_crds, remove_crds, ensure_namespace,
-# wait_until, pods_of, pass, fail, log and its variables.
+# wait_until, pods_of, pass, fail, log and its variables, among them
+# $pod_cidr (KWOK's Pod IPs, a local route here), $dns_ip (CoreDNS) and
+# $cluster_dns (the directory of a resolv.conf naming CoreDNS).
 #
 #   upgrade_to_completion RELEASE NAMESPACE   the check on the running RELEASE
 #   upgrade_other_releases CURRENT            the check on every other 1.x release
@@ -26,41 +29,43 @@ ray_webhook_head() {
   printf '%s-%08x-head' "$p" $((h & 0xffffffff))
 }
 
-# The fake node's address: .3 of this run's /29 (make_netns uses .1, .2 and
-# .6), on the host end of the veth pair, so that Endpoints and EndpointSlices
-# accept it (no loopback) and the operator, in the host namespace, reaches it.
-fake_node_address() {
-  [ -n "${node_ip:-}" ] && return 0
-  local dev
-  dev="$(ip -4 -o addr show | awk -v a="$webhook_ip/" 'index($4, a) == 1 {print $2; exit}')"
-  node_ip="${webhook_ip%.*}.$((${webhook_ip##*.} + 2))"
-  if [ -z "$dev" ] || ip -4 -o addr show | grep " $node_ip/" >/dev/null; then
-    log "no free address for the fake node ($node_ip on ${dev:-?})"; node_ip=""; return 1
+# Toleration of the KWOK node's taint: only Pods that carry it are scheduled
+# and run (the other checks' Pods stay Pending).
+kwok_toleration='{key: e2e.ray-webhook.io/kwok, operator: Exists, effect: NoSchedule}'
+
+# $cluster_dns/resolv.conf: CoreDNS as the only nameserver, no search list
+# (e2e.sh writes it; written here the same way if it did not).
+cluster_resolv_conf() {
+  [ -n "${dns_ip:-}" ] && [ -n "${cluster_dns:-}" ] || return 1
+  [ -s "$cluster_dns/resolv.conf" ] && return 0
+  mkdir -p "$cluster_dns" && printf 'nameserver %s\noptions timeout:1 attempts:2\n' "$dns_ip" >"$cluster_dns/resolv.conf"
+}
+
+# A command in a mount namespace of its own whose /etc/resolv.conf is
+# $cluster_dns/resolv.conf (cluster DNS): the operator, as start_operator's
+# operator_exec (exec keeps the pid start_operator saves), or curl in a
+# subshell. e2e.sh's own, when it has one.
+declare -F with_cluster_dns >/dev/null || with_cluster_dns() {
+  exec unshare --mount -- sh -c 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' \
+    sh "$cluster_dns/resolv.conf" "$@"
+}
+
+# The Ray stand-in: the one e2e.sh runs for every namespace, or else one for
+# NAMESPACE that stop_standin stops; ready once it has listed the Pods.
+start_standin() { # start_standin NAMESPACE
+  local from=1
+  standin_own=0
+  if [ -z "${pids[ray-standin]:-}" ] || ! kill -0 "${pids[ray-standin]}" 2>/dev/null; then
+    from=$(($(stat -c %s "$logs/ray-standin.log" 2>/dev/null || echo 0) + 1))
+    "$bin/ray-standin" -server "https://127.0.0.1:$apiserver_port" -ca "$pki/ca.crt" -cert "$pki/admin.crt" -key "$pki/admin.key" \
+      -namespace "$1" -pod-cidr "$pod_cidr" >>"$logs/ray-standin.log" 2>&1 &
+    pids[ray-standin]=$!
+    standin_own=1
   fi
-  ip addr add "$node_ip/29" dev "$dev" || { node_ip=""; return 1; }
-  cluster_dns="$work/cluster-dns"
-  mkdir -p "$cluster_dns"
-  # A name not (yet) in the hosts file fails at once, at an address of this
-  # run where nothing answers, instead of going to the machine's resolver.
-  printf 'nameserver %s\noptions timeout:1 attempts:1\n' "$node_ip" >"$cluster_dns/resolv.conf"
-  : >"$cluster_dns/hosts"
+  wait_pid=${pids[ray-standin]} wait_until 10 "ray-standin listing the Pods of $1" \
+    bash -c "tail -c +$from '$logs/ray-standin.log' | grep -qE 'listed pods of ($1|all namespaces):'"
 }
-
-# The operator in a mount namespace of its own where /etc/hosts is fakenode's
-# hosts file (cluster DNS) and /etc/resolv.conf names nothing that answers.
-# Used as start_operator's operator_exec: exec keeps the pid start_operator saves.
-with_cluster_dns() {
-  exec unshare --mount -- sh -c 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && shift 2 && exec "$@"' \
-    sh "$cluster_dns/hosts" "$cluster_dns/resolv.conf" "$@"
-}
-
-start_fakenode() { # start_fakenode NAMESPACE
-  "$bin/fakenode" -server "https://127.0.0.1:$apiserver_port" -ca "$pki/ca.crt" -cert "$pki/admin.crt" -key "$pki/admin.key" \
-    -namespace "$1" -node e2e-node -ip "$node_ip" -hosts "$cluster_dns/hosts" -domain "${cluster_domain:-cluster.local}" \
-    >>"$logs/fakenode.log" 2>&1 &
-  pids[fakenode]=$!
-  wait_pid=${pids[fakenode]} wait_until 10 "fakenode listening" bash -c "ss -Htln 'sport = :8265' | grep -q '$node_ip'"
-}
+stop_standin() { [ "${standin_own:-0}" = 1 ] && stop_pid ray-standin; standin_own=0; }
 
 # Every 0.5 s until stopped: one JSON line per poll with the time and the live
 # heads (not being deleted, not Failed or Succeeded) of NAMESPACE (curl, not
@@ -78,13 +83,14 @@ poll_live_heads() { # poll_live_heads NAMESPACE OUT
 
 upgrade_to_completion() { # upgrade_to_completion RELEASE NAMESPACE
   local release="$1" ns="$2" rs="$upgrade_rs" why="" c1="" c2="" polls="$work/heads-$2.jsonl" t0=$SECONDS
-  local s22c="22c KubeRay $release: RayService (${#upgrade_rs} characters) upgraded to completion on a fake node: the new cluster active and serving, the old RayCluster deleted; every head stored under ray-webhook's name, never two live heads of one cluster"
-  fake_node_address || { fail "$s22c" "no address for the fake node"; return; }
+  local s22c="22c KubeRay $release: RayService (${#upgrade_rs} characters) upgraded to completion on real scheduler, controllers, KWOK and CoreDNS with the Ray stand-in: the new cluster active and serving, the old RayCluster deleted; every head stored under ray-webhook's name, never two live heads of one cluster"
+  [ -n "${pod_cidr:-}" ] && cluster_resolv_conf \
+    || { fail "$s22c" "no Pod range or cluster DNS from the bring-up (pod_cidr '${pod_cidr:-}', dns_ip '${dns_ip:-}', cluster_dns '${cluster_dns:-}')"; return; }
   ensure_namespace "$ns"
-  start_fakenode "$ns" || { fail "$s22c" "fakenode did not start (logs/fakenode.log)"; return; }
-  # The operator (again), reaching the dashboards by their head Service names.
+  start_standin "$ns" || { fail "$s22c" "ray-standin did not start (logs/ray-standin.log)"; stop_standin; return; }
+  # The operator (again), reaching the dashboards by their head Service names through CoreDNS.
   stop_pid kuberay
-  operator_exec=with_cluster_dns start_operator "$release" || { fail "$s22c" "the operator did not start again"; stop_pid fakenode; return; }
+  operator_exec=with_cluster_dns start_operator "$release" || { fail "$s22c" "the operator did not start again"; stop_standin; return; }
   : >"$polls"
   poll_live_heads "$ns" "$polls" &
   pids[poll-heads]=$!
@@ -103,6 +109,10 @@ upgrade_to_completion() { # upgrade_to_completion RELEASE NAMESPACE
   first_serving() { c1="$(rs_state | cut -d'|' -f1)"; [ -n "$c1" ] && serving "$c1"; }
   new_pending() { c2="$(rs_state | cut -d'|' -f2)"; [ -n "$c2" ] && [ "$c2" != "$c1" ]; }
   head_service() { kc -n "$ns" get raycluster.ray.io "$1" -o jsonpath='{.status.head.serviceName}' 2>/dev/null; }
+  # The heads of CLUSTER listed live at some poll (its Pods go with it: garbage collector).
+  seen_heads() { [ -n "$1" ] && jq -r --arg c "$1" '.heads[] | select(.c == $c) | .n' "$polls" | LC_ALL=C sort -u | paste -sd, -; }
+  # The head a Service name reaches through CoreDNS: the session_name of the dashboard answering there.
+  reached_head() { (with_cluster_dns curl -fsS --max-time 5 "http://$1.$ns.svc.${cluster_domain:-cluster.local}:8265/api/version") 2>/dev/null | jq -r .session_name 2>/dev/null; }
   gone() { [[ "$(kc -n "$ns" get raycluster.ray.io "$1" -o name 2>&1)" == *NotFound* ]]; }
 
   kc -n "$ns" apply -f - >"$logs/rayservice-$ns.log" 2>&1 <<EOF
@@ -122,15 +132,16 @@ spec:
     rayVersion: "2.52.0"
     headGroupSpec:
       rayStartParams: {}
-      template: {spec: {containers: [{name: ray-head, image: "rayproject/ray:2.52.0",
+      template: {spec: {tolerations: [$kwok_toleration], containers: [{name: ray-head, image: "rayproject/ray:2.52.0",
         resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}}]}}
     workerGroupSpecs:
     - {groupName: workers, replicas: 1, minReplicas: 0, maxReplicas: 2, rayStartParams: {},
-       template: {spec: {containers: [{name: ray-worker, image: "rayproject/ray:2.52.0",
+       template: {spec: {tolerations: [$kwok_toleration], containers: [{name: ray-worker, image: "rayproject/ray:2.52.0",
          resources: {requests: {cpu: "1", memory: 1G}, limits: {cpu: "1", memory: 1G}}}]}}}
 EOF
-  # (1) The first cluster becomes active and serving: head Ready, Serve
-  # applications RUNNING on its dashboard, serve Service endpoints.
+  # (1) The first cluster becomes active and serving: head scheduled and Ready
+  # (KWOK), Serve applications RUNNING on its dashboard (ray-standin), serve
+  # Service endpoints (the EndpointSlice controller).
   local t_ready=- svc1 owner1
   wait_until 120 "RayService $rs serving from its first cluster" first_serving && t_ready=$((SECONDS - t0)) \
     || why="$why the first cluster never served ($(rs_state));"
@@ -143,7 +154,8 @@ EOF
     wait_until 60 "a new pending cluster of $rs" new_pending || why="$why no new cluster after the spec change ($(rs_state));"
   fi
   # (3) The new cluster active and serving, (4) the old RayCluster deleted
-  # (60 s after the switch: RayClusterDeletionDelayDuration).
+  # (60 s after the switch: RayClusterDeletionDelayDuration), its Pods then
+  # by the garbage collector.
   local t_switched=- t_deleted=-
   [ -n "$why" ] || wait_until 120 "$c2 active and serving" serving "$c2" || why="$why the new cluster never became active and serving ($(rs_state));"
   [ -n "$why" ] || t_switched=$((SECONDS - t0))
@@ -153,13 +165,15 @@ EOF
   stop_pid poll-heads
   t_poll=$((SECONDS - t_poll))
 
-  # Every head the operator created was stored (its events), none refused.
+  # Every head the operator created was stored (its events; a stored head: one
+  # listed at a poll or stored now, since the old cluster's go), none refused.
   sleep 1
   local events created refused stored
   events="$(kc -n "$ns" get events -o json 2>/dev/null)"
   created="$(jq -r '[.items[] | select(.reason == "CreatedHeadPod") | .message | sub("^Created head Pod [^/]*/"; "")] | unique | join(" ")' <<<"$events")"
   refused="$(jq -r '[.items[] | select(.reason == "FailedToCreateHeadPod" or .reason == "FailedCreateHeadPod") | .message] | join(" | ")' <<<"$events")"
-  stored="$(kc -n "$ns" get pods -l ray.io/node-type=head -o json | jq -r '[.items[].metadata.name] | sort | join(" ")')"
+  stored="$( (jq -r '.heads[].n' "$polls"; kc -n "$ns" get pods -l ray.io/node-type=head -o json | jq -r '.items[].metadata.name') \
+    | LC_ALL=C sort -u | paste -sd' ' -)"
   [ -z "$refused" ] || why="$why head creation refused: $refused;"
   [ "$created" = "$stored" ] || why="$why heads created (events) [$created], stored [$stored];"
   local already
@@ -182,25 +196,40 @@ EOF
   for k in "$c1=$svc1=$owner1" "$c2=$svc2=$owner2"; do
     IFS='=' read -r c svc owner <<<"$k"
     [ -n "$c" ] || continue
-    h="$(head_names "$ns" "$c")"
+    h="$(seen_heads "$c")"
     [ "$h" = "$(ray_webhook_head "$c")" ] || why="$why cluster $c: heads [$h];"
     [ "$owner" = RayService ] || why="$why RayCluster $c owner kind '$owner';"
-    # The operator found the dashboard by the head Service's name and deployed the application.
-    grep -qF "dashboard $svc.$ns.svc.${cluster_domain:-cluster.local}: applications deployed: echo:Echo" "$logs/fakenode.log" \
-      || why="$why no Serve application deployed to $c's dashboard ($svc, logs/fakenode.log);"
+    # The operator found the dashboard by the head Service's name (CoreDNS: the
+    # head Pod's IP) and deployed the application to that head.
+    grep -F "dashboard $ns/$h PUT /api/serve/applications/ " "$logs/ray-standin.log" | grep -qF "applications deployed: echo:Echo" \
+      || why="$why no Serve application deployed to $c's head $h (head Service $svc, logs/ray-standin.log);"
   done
+  # At the end the new cluster has its one head, which both its head Service's
+  # name and the RayService's reach (CoreDNS, the head's dashboard).
+  local reached="" reached_rs=""
+  if [ -n "$c2" ]; then
+    h="$(head_names "$ns" "$c2")"
+    [ "$h" = "$(ray_webhook_head "$c2")" ] || why="$why cluster $c2 at the end: heads [$h];"
+    reached="$(reached_head "$svc2")"
+    reached_rs="$(reached_head "$rs-head-svc")"
+    [ "$reached" = "$ns/$h" ] && [ "$reached_rs" = "$ns/$h" ] \
+      || why="$why through CoreDNS $svc2 reaches [$reached], $rs-head-svc [$reached_rs], not $ns/$h;"
+  fi
   [ -z "$c1" ] || [ "${#c1}" -le 63 ] || why="$why cluster name $c1 too long;"
   if [ -z "$why" ]; then pass "$s22c"; else fail "$s22c" "$why"; fi
   local kr1="" kr2=""
   [ -n "$c1" ] && kr1="$(tr 'A-Z' 'a-z' <<<"${c1:0:50}")-head"
   [ -n "$c2" ] && kr2="$(tr 'A-Z' 'a-z' <<<"${c2:0:50}")-head"
-  printf '     old cluster %s (%s characters): head %s (KubeRay would name it %s)\n' "$c1" "${#c1}" "$(head_names "$ns" "$c1")" "$kr1"
-  printf '     new cluster %s: head %s (KubeRay would name it %s%s)\n' "$c2" "$(head_names "$ns" "$c2")" "$kr2" \
+  printf '     old cluster %s (%s characters): head %s (KubeRay would name it %s)\n' "$c1" "${#c1}" "$(seen_heads "$c1")" "$kr1"
+  printf '     new cluster %s: head %s (KubeRay would name it %s%s)\n' "$c2" "$(seen_heads "$c2")" "$kr2" \
     "$([ -n "$kr1" ] && [ "$kr1" = "$kr2" ] && echo ", the same as the old one's")"
-  printf '     serving at %s s, switched to the new cluster at %s s, old RayCluster deleted at %s s; its Pods stay (no garbage collector): %s\n' \
-    "$t_ready" "$t_switched" "$t_deleted" "$(kc -n "$ns" get pods -l "ray.io/cluster=$c1" -o jsonpath='{range .items[*]}{.metadata.name}={.status.phase} {end}' 2>/dev/null)"
+  local left=""
+  [ -z "$c1" ] || left="$(kc -n "$ns" get pods -l "ray.io/cluster=$c1" -o jsonpath='{range .items[*]}{.metadata.name}={.status.phase} {end}' 2>/dev/null)"
+  printf '     serving at %s s, switched to the new cluster at %s s, old RayCluster deleted at %s s; its Pods left (garbage collector): %s\n' \
+    "$t_ready" "$t_switched" "$t_deleted" "${left:-none}"
+  printf '     through CoreDNS: %s reaches %s, %s-head-svc %s (GET /api/version, session_name)\n' "$svc2" "${reached:--}" "$rs" "${reached_rs:--}"
   printf '     live heads listed at %s polls in %s s, two of one cluster: %s; heads created (events): %s\n' "$n_polls" "$t_poll" "${two:-never}" "$created"
-  stop_pid fakenode
+  stop_standin
 }
 
 head_names() { [ -n "$2" ] && pods_of "$1" "$2" head | jq -r '[.items[].metadata.name] | join(",")'; }
