@@ -336,7 +336,7 @@ make_netns() {
 # this host's own), so the Ray stand-in can listen on each Pod's address and
 # what dials a Pod reaches it. The range must be unused and unrouted.
 make_pod_range() {
-  pod_cidr="${E2E_POD_CIDR:-10.200.64.0/24}"
+  pod_cidr="${E2E_POD_CIDR:-10.200.64.0/22}"
   if ip route show table all 2>/dev/null | grep -F -- "${pod_cidr%/*}" >/dev/null; then
     die "the Pod range $pod_cidr is already routed here (E2E_POD_CIDR to choose another)"
   fi
@@ -399,35 +399,29 @@ ensure_namespace() {
 # kube-controller-manager and kube-scheduler of the API server's release, KWOK's
 # simulated node, CoreDNS and the Ray stand-in. Each talks to kube-apiserver
 # with the admin kubeconfig.
+# start_component NAME FLAG...: kube-controller-manager or kube-scheduler with
+# the admin kubeconfig (also for delegated authentication and authorization),
+# no leader election, health on a free loopback port; waits for /healthz.
+start_component() {
+  local name="$1" port
+  shift
+  port=$(free_port) || die "no free port"
+  "$bin/$name" --kubeconfig "$work/kubeconfig" \
+    --authentication-kubeconfig "$work/kubeconfig" --authorization-kubeconfig "$work/kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port "$port" --leader-elect=false \
+    --cert-dir "$work/$name-certs" --profiling=false --v=1 "$@" \
+    >"$logs/$name.log" 2>&1 &
+  pids[$name]=$!
+  wait_pid=${pids[$name]} wait_until 60 "$name /healthz" curl -fsSk "https://127.0.0.1:$port/healthz" \
+    || { tail -20 "$logs/$name.log" >&2; die "$name did not start"; }
+}
+# Every default controller. It signs the tokens of ServiceAccount token Secrets
+# with the API server's key and publishes its CA (kube-root-ca.crt).
 start_controller_manager() {
-  local port
-  port=$(free_port) || die "no free port"
-  # Every default controller. It signs the tokens of ServiceAccount token
-  # Secrets with the API server's key and publishes its CA (kube-root-ca.crt).
-  "$bin/kube-controller-manager" --kubeconfig "$work/kubeconfig" \
-    --authentication-kubeconfig "$work/kubeconfig" --authorization-kubeconfig "$work/kubeconfig" \
-    --bind-address 127.0.0.1 --secure-port "$port" --leader-elect=false \
-    --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
-    --use-service-account-credentials=false --cluster-name e2e \
-    --cert-dir "$work/controller-manager-certs" --profiling=false --v=1 \
-    >"$logs/kube-controller-manager.log" 2>&1 &
-  pids[kube-controller-manager]=$!
-  wait_pid=${pids[kube-controller-manager]} wait_until 60 "kube-controller-manager /healthz" \
-    curl -fsSk "https://127.0.0.1:$port/healthz" || { tail -20 "$logs/kube-controller-manager.log" >&2; die "kube-controller-manager did not start"; }
+  start_component kube-controller-manager --service-account-private-key-file "$pki/sa.key" \
+    --root-ca-file "$pki/ca.crt" --use-service-account-credentials=false --cluster-name e2e
 }
-
-start_scheduler() {
-  local port
-  port=$(free_port) || die "no free port"
-  "$bin/kube-scheduler" --kubeconfig "$work/kubeconfig" \
-    --authentication-kubeconfig "$work/kubeconfig" --authorization-kubeconfig "$work/kubeconfig" \
-    --bind-address 127.0.0.1 --secure-port "$port" --leader-elect=false \
-    --cert-dir "$work/scheduler-certs" --profiling=false --v=1 \
-    >"$logs/kube-scheduler.log" 2>&1 &
-  pids[kube-scheduler]=$!
-  wait_pid=${pids[kube-scheduler]} wait_until 60 "kube-scheduler /healthz" \
-    curl -fsSk "https://127.0.0.1:$port/healthz" || { tail -20 "$logs/kube-scheduler.log" >&2; die "kube-scheduler did not start"; }
-}
+start_scheduler() { start_component kube-scheduler; }
 
 # KWOK manages one Node, kwok-node-0, whose Pod range is $pod_cidr. It is
 # tainted: only Pods that tolerate $kwok_taint are scheduled there and run;
@@ -1515,7 +1509,8 @@ EOF
   s11f="11f kube-apiserver's audit log: each lookup so far was one list of Pods in the Pod's namespace by deploy/'s ServiceAccount, query labelSelector=ray.io/cluster=C,ray.io/node-type=head and nothing else, allowed by deploy/'s ClusterRoleBinding, answered 200; as many as ray-webhook logged head_lookup=yes"
   sa_user=system:serviceaccount:ray-webhook-system:ray-webhook
   audit_of() { jq -c --arg u "$1" 'select(.user.username == $u and .verb == "list" and .objectRef.resource == "pods")' "$logs/audit.log"; }
-  lookups_logged() { cat "$logs"/ray-webhook*.log | grep -c 'head_lookup=yes'; }
+  # (every replica: this script's, and the Go suite's, logs/go-ray-webhook-replica-N.log)
+  lookups_logged() { cat "$logs"/ray-webhook*.log "$logs"/go-ray-webhook*.log 2>/dev/null | grep -c 'head_lookup=yes'; }
   same_count() { [ "$(audit_of "$sa_user" | wc -l)" = "$(lookups_logged)" ]; }
   wait_until 5 "as many audit events as lookups logged" same_count
   n_audit=$(audit_of "$sa_user" | wc -l)

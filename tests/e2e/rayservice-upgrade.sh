@@ -33,39 +33,8 @@ ray_webhook_head() {
 # and run (the other checks' Pods stay Pending).
 kwok_toleration='{key: e2e.ray-webhook.io/kwok, operator: Exists, effect: NoSchedule}'
 
-# $cluster_dns/resolv.conf: CoreDNS as the only nameserver, no search list
-# (e2e.sh writes it; written here the same way if it did not).
-cluster_resolv_conf() {
-  [ -n "${dns_ip:-}" ] && [ -n "${cluster_dns:-}" ] || return 1
-  [ -s "$cluster_dns/resolv.conf" ] && return 0
-  mkdir -p "$cluster_dns" && printf 'nameserver %s\noptions timeout:1 attempts:2\n' "$dns_ip" >"$cluster_dns/resolv.conf"
-}
-
-# A command in a mount namespace of its own whose /etc/resolv.conf is
-# $cluster_dns/resolv.conf (cluster DNS): the operator, as start_operator's
-# operator_exec (exec keeps the pid start_operator saves), or curl in a
-# subshell. e2e.sh's own, when it has one.
-declare -F with_cluster_dns >/dev/null || with_cluster_dns() {
-  exec unshare --mount -- sh -c 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' \
-    sh "$cluster_dns/resolv.conf" "$@"
-}
-
-# The Ray stand-in: the one e2e.sh runs for every namespace, or else one for
-# NAMESPACE that stop_standin stops; ready once it has listed the Pods.
-start_standin() { # start_standin NAMESPACE
-  local from=1
-  standin_own=0
-  if [ -z "${pids[ray-standin]:-}" ] || ! kill -0 "${pids[ray-standin]}" 2>/dev/null; then
-    from=$(($(stat -c %s "$logs/ray-standin.log" 2>/dev/null || echo 0) + 1))
-    "$bin/ray-standin" -server "https://127.0.0.1:$apiserver_port" -ca "$pki/ca.crt" -cert "$pki/admin.crt" -key "$pki/admin.key" \
-      -namespace "$1" -pod-cidr "$pod_cidr" >>"$logs/ray-standin.log" 2>&1 &
-    pids[ray-standin]=$!
-    standin_own=1
-  fi
-  wait_pid=${pids[ray-standin]} wait_until 10 "ray-standin listing the Pods of $1" \
-    bash -c "tail -c +$from '$logs/ray-standin.log' | grep -qE 'listed pods of ($1|all namespaces):'"
-}
-stop_standin() { [ "${standin_own:-0}" = 1 ] && stop_pid ray-standin; standin_own=0; }
+# The Ray stand-in that e2e.sh runs for every namespace (start_ray_standin).
+standin_running() { [ -n "${pids[ray-standin]:-}" ] && kill -0 "${pids[ray-standin]}" 2>/dev/null; }
 
 # Every 0.5 s until stopped: one JSON line per poll with the time and the live
 # heads (not being deleted, not Failed or Succeeded) of NAMESPACE (curl, not
@@ -84,13 +53,11 @@ poll_live_heads() { # poll_live_heads NAMESPACE OUT
 upgrade_to_completion() { # upgrade_to_completion RELEASE NAMESPACE
   local release="$1" ns="$2" rs="$upgrade_rs" why="" c1="" c2="" polls="$work/heads-$2.jsonl" t0=$SECONDS
   local s22c="22c KubeRay $release: RayService (${#upgrade_rs} characters) upgraded to completion on real scheduler, controllers, KWOK and CoreDNS with the Ray stand-in: the new cluster active and serving, the old RayCluster deleted; every head stored under ray-webhook's name, never two live heads of one cluster"
-  [ -n "${pod_cidr:-}" ] && cluster_resolv_conf \
-    || { fail "$s22c" "no Pod range or cluster DNS from the bring-up (pod_cidr '${pod_cidr:-}', dns_ip '${dns_ip:-}', cluster_dns '${cluster_dns:-}')"; return; }
+  standin_running || { fail "$s22c" "the Ray stand-in is not running (logs/ray-standin.log)"; return; }
   ensure_namespace "$ns"
-  start_standin "$ns" || { fail "$s22c" "ray-standin did not start (logs/ray-standin.log)"; stop_standin; return; }
   # The operator (again), reaching the dashboards by their head Service names through CoreDNS.
   stop_pid kuberay
-  operator_exec=with_cluster_dns start_operator "$release" || { fail "$s22c" "the operator did not start again"; stop_standin; return; }
+  operator_exec=with_cluster_dns start_operator "$release" || { fail "$s22c" "the operator did not start again"; return; }
   : >"$polls"
   poll_live_heads "$ns" "$polls" &
   pids[poll-heads]=$!
@@ -229,7 +196,6 @@ EOF
     "$t_ready" "$t_switched" "$t_deleted" "${left:-none}"
   printf '     through CoreDNS: %s reaches %s, %s-head-svc %s (GET /api/version, session_name)\n' "$svc2" "${reached:--}" "$rs" "${reached_rs:--}"
   printf '     live heads listed at %s polls in %s s, two of one cluster: %s; heads created (events): %s\n' "$n_polls" "$t_poll" "${two:-never}" "$created"
-  stop_standin
 }
 
 head_names() { [ -n "$2" ] && pods_of "$1" "$2" head | jq -r '[.items[].metadata.name] | join(",")'; }
