@@ -35,7 +35,8 @@ if [ "${1:-}" != "--quick" ]; then
   go_build_log=$(mktemp)
   E2E_GO_P="${E2E_GO_P:-2}" nice -n 19 bash scripts/e2e.sh --build >"$go_build_log" 2>&1 &
   go_build_pid=$!
-  trap 'rm -f "$log" "$go_build_log"; kill "$go_build_pid" 2>/dev/null' EXIT
+  # (|| true: the trap's last status is the script's, and the build has usually ended)
+  trap 'rm -f "$log" "$go_build_log"; kill "$go_build_pid" 2>/dev/null || true' EXIT
 fi
 
 bash scripts/check-format.sh
