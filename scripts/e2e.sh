@@ -68,7 +68,9 @@ need_tools() {
 # sources (a stamp of their hashes), so a second run rebuilds nothing.
 build() {
   local name="$1" dir="$2" pkg="$3" stamp ldflags=""
-  stamp="$( (cd "$dir" && cat go.mod go.sum $(ls ./*.go 2>/dev/null) $(find cmd/"$name" -name '*.go' 2>/dev/null); \
+  # A test file changes only the suite's binary (e2e.test), not the others of its module.
+  stamp="$( (cd "$dir" && cat go.mod go.sum $(ls ./*.go 2>/dev/null | grep -v '_test\.go$') $(find cmd/"$name" -name '*.go' 2>/dev/null); \
+    [ "$name" != e2e.test ] || find . -maxdepth 1 -name '*_test.go' -print0 | sort -z | xargs -0r cat; \
     [ "$name" != e2e.test ] || find framework testdata -type f -print0 2>/dev/null | sort -z | xargs -0r cat; \
     sed -n '/^build() {/,/^}/p' "$repo/scripts/e2e.sh") | sha256sum | cut -c1-16) $(go version | cut -d' ' -f3)"
   if [ -x "$bin/$name" ] && [ "$(cat "$bin/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
@@ -838,6 +840,12 @@ WEBHOOK_CERT_DIR=$secret_dir
 WEBHOOK_ARGS=${args[*]}
 SA_DIR=$work/serviceaccount
 WEBHOOK_LOG=$logs/ray-webhook.log
+WEBHOOK_TOKEN=$work/ray-webhook.token
+WEBHOOK_CERTS=$webhook_certs
+DEPLOY_SRC=$work/src
+RENDERED=$work/rendered-static-certs.json
+AUDIT_LOG=$logs/audit.log
+REPO=$repo
 ENV
 }
 

@@ -48,6 +48,12 @@ type Cluster struct {
 	WebhookArgs    []string // WEBHOOK_ARGS: the Deployment's serve args (no --port/--bind/--cert-dir/--probe-port)
 	SADir          string   // SA_DIR: ray-webhook's ServiceAccount volume (token, ca.crt)
 	WebhookLog     string   // WEBHOOK_LOG: the shipped replica's log
+	WebhookToken   string   // WEBHOOK_TOKEN: a file with a token of deploy/'s ServiceAccount ray-webhook (2 h)
+	WebhookCerts   string   // WEBHOOK_CERTS: the pair and CA that deploy/overlays/static-certs/generate.sh made
+	DeploySrc      string   // DEPLOY_SRC: the copy of deploy/ and certs/ that was rendered (generated/ filled in)
+	Rendered       string   // RENDERED: the static-certs overlay as one JSON List
+	AuditLog       string   // AUDIT_LOG: kube-apiserver's audit log (manifests/audit-policy.yaml)
+	Repo           string   // REPO: the source tree
 
 	RESTConfig *rest.Config
 	Kube       kubernetes.Interface
@@ -137,6 +143,12 @@ func readCluster() (*Cluster, error) {
 	str("WEBHOOK_CERT_DIR", &c.WebhookCertDir)
 	str("SA_DIR", &c.SADir)
 	str("WEBHOOK_LOG", &c.WebhookLog)
+	str("WEBHOOK_TOKEN", &c.WebhookToken)
+	str("WEBHOOK_CERTS", &c.WebhookCerts)
+	str("DEPLOY_SRC", &c.DeploySrc)
+	str("RENDERED", &c.Rendered)
+	str("AUDIT_LOG", &c.AuditLog)
+	str("REPO", &c.Repo)
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s (%s=%s) lacks %s", file, EnvVar, file, strings.Join(missing, ", "))
 	}

@@ -37,69 +37,179 @@ type Replica struct {
 	Port      int
 	ProbePort int
 	Args      []string // after "serve"
+	Env       []string
 	Process   *Process
+	t         testing.TB
+	name      string
+}
+
+// Route says where ReplicaOptions sends the webhook calls.
+type Route int
+
+const (
+	// RouteAlone points EndpointSlice ray-webhook-e2e at the replica alone,
+	// and back at the shipped replica when the test ends.
+	RouteAlone Route = iota
+	// RouteNone leaves the slice alone: the test routes (PointSlice).
+	RouteNone
+)
+
+// ReplicaOptions is one ray-webhook replica to start. Zero fields take the
+// shipped replica's values.
+type ReplicaOptions struct {
+	Name      string   // log name (default ray-webhook-replica)
+	IP        string   // default WEBHOOK_IP2
+	Port      int      // default a free port
+	Args      []string // after WEBHOOK_ARGS (a later flag wins)
+	Env       []string // KEY=VALUE after CLUSTER_DOMAIN=CLUSTER_DOMAIN
+	CertDir   string   // default WEBHOOK_CERT_DIR
+	SADir     string   // the lookup's ServiceAccount volume, default SA_DIR
+	APIServer string   // the lookup's --kube-api-server, default APISERVER
+	Route     Route
 }
 
 var replicaMu sync.Mutex
 
-// WebhookReplica starts RAY_WEBHOOK serve on WEBHOOK_IP2 (a free port,
-// --cert-dir WEBHOOK_CERT_DIR, WEBHOOK_ARGS, then extraArgs, the second-head
-// lookup given --kube-api-server APISERVER --kube-ca-file SA_DIR/ca.crt
-// --kube-token-file SA_DIR/token, --probe-port free) with the environment
-// plus CLUSTER_DOMAIN=CLUSTER_DOMAIN (as the Deployment sets it) plus env
-// (KEY=VALUE, later wins). It waits for /readyz on the probe port, points the
-// EndpointSlice ray-webhook-e2e at WEBHOOK_IP2:PORT alone, and returns once
-// kube-apiserver's webhook calls reach the replica (a dry-run Ray worker Pod
-// shows up in its log). When t ends the slice is pointed back at
-// WEBHOOK_IP:WEBHOOK_PORT, the calls are seen to reach WEBHOOK_LOG again, and
-// the replica is stopped. One replica at a time.
+// WebhookReplica is StartReplica with extraArgs and env, routed alone.
 func WebhookReplica(t testing.TB, extraArgs []string, env []string) *Replica {
+	t.Helper()
+	return StartReplica(t, ReplicaOptions{Args: extraArgs, Env: env})
+}
+
+// StartReplica starts RAY_WEBHOOK serve as the Deployment runs it (--cert-dir,
+// WEBHOOK_ARGS, then opts.Args, the second-head lookup given
+// --kube-api-server, --kube-ca-file SADIR/ca.crt and --kube-token-file
+// SADIR/token, --probe-port free) and waits for /readyz on the probe port.
+// With RouteAlone it points EndpointSlice ray-webhook-e2e at the replica
+// alone and returns once kube-apiserver's webhook calls reach it (a dry-run
+// Ray worker Pod shows up in its log); when t ends the slice is pointed back
+// at WEBHOOK_IP:WEBHOOK_PORT and the calls are seen to reach WEBHOOK_LOG
+// again. The replica is stopped when t ends. One replica at a time.
+func StartReplica(t testing.TB, opts ReplicaOptions) *Replica {
 	t.Helper()
 	c := Attach(t)
 	if !replicaMu.TryLock() {
-		t.Fatalf("WebhookReplica: another replica started by this suite is still running")
+		t.Fatalf("StartReplica: another replica started by this suite is still running")
 	}
 	t.Cleanup(replicaMu.Unlock)
-	r := &Replica{IP: c.WebhookIP2, Port: freePort(t, c.WebhookIP2)}
-	r.ProbePort = freePort(t, c.WebhookIP2)
+	if opts.Name == "" {
+		opts.Name = "ray-webhook-replica"
+	}
+	if opts.IP == "" {
+		opts.IP = c.WebhookIP2
+	}
+	if opts.CertDir == "" {
+		opts.CertDir = c.WebhookCertDir
+	}
+	if opts.SADir == "" {
+		opts.SADir = c.SADir
+	}
+	if opts.APIServer == "" {
+		opts.APIServer = c.APIServer
+	}
+	r := &Replica{IP: opts.IP, Port: opts.Port, t: t, name: opts.Name}
+	if r.Port == 0 {
+		r.Port = freePort(t, r.IP)
+	}
+	r.ProbePort = freePort(t, r.IP)
 	for r.ProbePort == r.Port {
-		r.ProbePort = freePort(t, c.WebhookIP2)
+		r.ProbePort = freePort(t, r.IP)
 	}
-	r.Args = append([]string{"serve", "--cert-dir", c.WebhookCertDir, "--bind", r.IP, "--port", itoa(r.Port)}, c.WebhookArgs...)
-	r.Args = append(r.Args, extraArgs...)
+	r.Args = append([]string{"serve", "--cert-dir", opts.CertDir, "--bind", r.IP, "--port", itoa(r.Port)}, c.WebhookArgs...)
+	r.Args = append(r.Args, opts.Args...)
 	r.Args = append(r.Args, "--probe-port="+itoa(r.ProbePort),
-		"--kube-api-server", c.APIServer, "--kube-ca-file", filepath.Join(c.SADir, "ca.crt"),
-		"--kube-token-file", filepath.Join(c.SADir, "token"))
-	cmd := exec.Command(c.RayWebhook, r.Args...)
-	cmd.Env = append(append(os.Environ(), "CLUSTER_DOMAIN="+c.ClusterDomain), env...)
-	r.Process = start(t, c, "ray-webhook-replica", cmd)
-	waitHTTP(t, r.Process, fmt.Sprintf("http://%s:%d/readyz", r.IP, r.ProbePort), 30*time.Second)
+		"--kube-api-server", opts.APIServer, "--kube-ca-file", filepath.Join(opts.SADir, "ca.crt"),
+		"--kube-token-file", filepath.Join(opts.SADir, "token"))
+	r.Env = append([]string{"CLUSTER_DOMAIN=" + c.ClusterDomain}, opts.Env...)
+	r.Start(t)
 
-	// Registered after the process's Stop, so it runs before it.
-	t.Cleanup(func() {
-		if err := pointSlice(c, c.WebhookIP, c.WebhookPort); err != nil {
-			t.Errorf("pointing EndpointSlice %s back at %s:%d: %v", WebhookSlice, c.WebhookIP, c.WebhookPort, err)
-			return
+	if opts.Route == RouteAlone {
+		// Registered after the process's Stop, so it runs before it.
+		t.Cleanup(func() { restoreSlice(t, c) })
+		PointSlice(t, r.Port, Endpoint{IP: r.IP, Ready: true})
+		if why, ok := routedTo(c, r.Process.Log); !ok {
+			t.Fatalf("EndpointSlice %s names %s:%d but the webhook calls do not reach the replica: %s; the end of %s:\n%s",
+				WebhookSlice, r.IP, r.Port, why, r.Process.Log, r.Process.Tail(15))
 		}
-		if why, ok := routedTo(c, c.WebhookLog); !ok {
-			t.Errorf("after pointing EndpointSlice %s back at %s:%d the webhook calls do not reach it: %s",
-				WebhookSlice, c.WebhookIP, c.WebhookPort, why)
-		}
-	})
-	if err := pointSlice(c, r.IP, r.Port); err != nil {
-		t.Fatalf("pointing EndpointSlice %s at %s:%d: %v", WebhookSlice, r.IP, r.Port, err)
 	}
-	if why, ok := routedTo(c, r.Process.Log); !ok {
-		t.Fatalf("EndpointSlice %s names %s:%d but the webhook calls do not reach the replica: %s; the end of %s:\n%s",
-			WebhookSlice, r.IP, r.Port, why, r.Process.Log, r.Process.Tail(15))
-	}
-	t.Logf("ray-webhook replica on %s:%d receives the webhook calls (args %s; log %s)",
-		r.IP, r.Port, strings.Join(append(c.WebhookArgs, extraArgs...), " "), r.Process.Log)
+	t.Logf("ray-webhook replica on %s:%d (args %s; log %s)",
+		r.IP, r.Port, strings.Join(append(c.WebhookArgs, opts.Args...), " "), r.Process.Log)
 	return r
 }
 
-// pointSlice makes EndpointSlice ray-webhook-e2e name IP:PORT (port "https") alone, ready.
-func pointSlice(c *Cluster, ip string, port int) error {
+// Start starts the replica's process (again, after Stop: the same address,
+// port, arguments and environment; a new log file) and waits for /readyz.
+func (r *Replica) Start(t testing.TB) {
+	t.Helper()
+	c := Attach(t)
+	if r.Process != nil && !r.Process.Exited() {
+		t.Fatalf("replica on %s:%d is already running", r.IP, r.Port)
+	}
+	cmd := exec.Command(c.RayWebhook, r.Args...)
+	cmd.Env = append(os.Environ(), r.Env...)
+	r.Process = start(t, c, r.name, cmd)
+	waitHTTP(t, r.Process, fmt.Sprintf("http://%s:%d/readyz", r.IP, r.ProbePort), 30*time.Second)
+}
+
+// Stop sends SIGTERM and waits for the replica to drain and exit.
+func (r *Replica) Stop() { r.Process.Stop() }
+
+// Endpoint is one address of EndpointSlice ray-webhook-e2e.
+type Endpoint struct {
+	IP    string
+	Ready bool // false: as while its Pod terminates
+}
+
+// PointSlice makes EndpointSlice ray-webhook-e2e name ENDPOINTS at PORT
+// (port "https"), as the endpoint controller would publish ready and
+// terminating replicas. The first call of a test registers the switch back
+// to the shipped replica (and the check that calls reach it) for when t ends.
+func PointSlice(t testing.TB, port int, endpoints ...Endpoint) {
+	t.Helper()
+	c := Attach(t)
+	sliceMu.Lock()
+	if !sliceRestore[t] {
+		sliceRestore[t] = true
+		t.Cleanup(func() {
+			sliceMu.Lock()
+			delete(sliceRestore, t)
+			sliceMu.Unlock()
+			restoreSlice(t, c)
+		})
+	}
+	sliceMu.Unlock()
+	if err := pointSlice(c, port, endpoints); err != nil {
+		t.Fatalf("pointing EndpointSlice %s at %v port %d: %v", WebhookSlice, endpoints, port, err)
+	}
+}
+
+var (
+	sliceMu      sync.Mutex
+	sliceRestore = map[testing.TB]bool{}
+)
+
+func restoreSlice(t testing.TB, c *Cluster) {
+	if err := pointSlice(c, c.WebhookPort, []Endpoint{{IP: c.WebhookIP, Ready: true}}); err != nil {
+		t.Errorf("pointing EndpointSlice %s back at %s:%d: %v", WebhookSlice, c.WebhookIP, c.WebhookPort, err)
+		return
+	}
+	if why, ok := routedTo(c, c.WebhookLog); !ok {
+		t.Errorf("after pointing EndpointSlice %s back at %s:%d the webhook calls do not reach it: %s",
+			WebhookSlice, c.WebhookIP, c.WebhookPort, why)
+	}
+}
+
+// RoutedTo fails t unless kube-apiserver's webhook calls reach the replica
+// that logs to LOG within 30 s (dry-run Ray worker Pods in namespace default).
+func RoutedTo(t testing.TB, log string) {
+	t.Helper()
+	if why, ok := routedTo(Attach(t), log); !ok {
+		t.Fatalf("the webhook calls do not reach %s: %s", log, why)
+	}
+}
+
+// pointSlice makes EndpointSlice ray-webhook-e2e name ENDPOINTS at PORT (port "https").
+func pointSlice(c *Cluster, port int, endpoints []Endpoint) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	slices := c.Kube.DiscoveryV1().EndpointSlices(webhookNamespace)
@@ -108,10 +218,13 @@ func pointSlice(c *Cluster, ip string, port int) error {
 		if err != nil {
 			return err
 		}
-		s.Endpoints = []discoveryv1.Endpoint{{
-			Addresses:  []string{ip},
-			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
-		}}
+		s.Endpoints = nil
+		for _, e := range endpoints {
+			s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{
+				Addresses:  []string{e.IP},
+				Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(e.Ready)},
+			})
+		}
 		s.Ports = []discoveryv1.EndpointPort{{
 			Name: ptr.To("https"), Port: ptr.To(int32(port)), Protocol: ptr.To(corev1.ProtocolTCP),
 		}}
