@@ -17,9 +17,11 @@
 //   - Every helper that takes t registers its own undo with t.Cleanup, so a
 //     test leaves the cluster as it found it: NewNamespace deletes the
 //     namespace, Operator stops the operator and removes its CRDs, StartCoreDNS
-//     and WebhookReplica stop their process (WebhookReplica points the
-//     EndpointSlice back at the shipped replica first), Resolve and
-//     HTTPGetInNetns restore /etc/netns/NETNS/resolv.conf.
+//     and StartReplica stop their process (StartReplica and PointSlice point
+//     the EndpointSlice back at the shipped replica first), SwapVolume swaps
+//     the old content back, Resolve and HTTPGetInNetns restore
+//     /etc/netns/NETNS/resolv.conf. The shipped replica is never stopped or
+//     reconfigured: a test that needs other flags starts a replica.
 //   - Failures are t.Fatalf with the reason (and the tail of a process's log
 //     when a process did not come up); Eventually reports the last reason its
 //     condition gave.
@@ -40,6 +42,13 @@
 //	HTTPGetInNetns(t, resolvConf, url)        an HTTP GET from the test host (NETNS)
 //	StartCoreDNS(t, zone, ip)                 a second CoreDNS serving ZONE from the API server
 //	WebhookReplica(t, extraArgs, env)         a ray-webhook replica the webhook Service routes to
+//	StartReplica(t, ReplicaOptions)           the same with its address, port, ServiceAccount volume, API URL, routing
+//	PointSlice(t, port, endpoints...)         the webhook Service's EndpointSlice as the endpoint controller writes it
+//	RoutedTo(t, log)                          the webhook calls reach the replica logging to LOG
+//	Kubectl(t, stdin, args...)                what kubectl prints a user (warnings, errors), and its exit
+//	KubeWithWarnings(t)                       a client that records the warnings the API server relays
+//	NewVolume / SwapVolume(t, dir, files)     a kubelet-style volume (..data), and its atomic update
+//	CountLines / Lines / WaitLines            lines of a process's log
 //	Manifest(t, file, vars) / Create(t, ns, obj)  testdata objects with @KEY@ replaced, created
 //
 // A test package that wants HTTPGetInNetns to work without curl calls
