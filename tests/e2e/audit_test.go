@@ -1,0 +1,298 @@
+package e2e
+
+// TestAudit: `ray-webhook audit` and `serve --audit-interval` on the live API
+// (old checks 23e and 23f). A RayCluster of KubeRay v1.6.2 gets an extra
+// head behind the operator's back, through a path the webhooks never see: a
+// Pod created without Ray labels, then labelled (the Pod webhooks match
+// CREATE only).
+//
+//	live-audit        as deploy/'s ServiceAccount: with the base's ClusterRole the audit exits 2 with
+//	                  the API's 403 for rayclusters; with deploy/overlays/audit's it finds nothing, then
+//	                  the extra head: exit 1, one extra-head finding naming it, a table row; the
+//	                  audit's Pod list is one cluster-wide, paged list (kube-apiserver's audit log)
+//	periodic-audit    a replica with --audit-interval=1s (not in the EndpointSlice): its gauge
+//	                  ray_webhook_rayclusters_with_extra_heads counts the cluster while the extra head
+//	                  lives and one less once it is deleted; its log has the audit lines
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"ray-webhook/tests/e2e/framework"
+)
+
+const auditCluster = "rc-audit"
+
+func TestAudit(t *testing.T) {
+	framework.Attach(t)
+	framework.Operator(t, releaseCurrent)
+	t.Run("live-audit", testAuditLive)
+	t.Run("periodic-audit", testAuditPeriodic)
+}
+
+// auditReport is `ray-webhook audit --output json`.
+type auditReport struct {
+	Findings []struct {
+		Rule      string `json:"rule"`
+		Kind      string `json:"kind"`
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+		Message   string `json:"message"`
+	} `json:"findings"`
+}
+
+// auditRun runs ray-webhook audit against kube-apiserver with deploy/'s
+// ServiceAccount token: stdout, stderr, exit status.
+func auditRun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	c := framework.Attach(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.RayWebhook, append([]string{"audit", "--kube-api-server", c.APIServer,
+		"--kube-ca-file", filepath.Join(c.PKI, "ca.crt"), "--kube-token-file", c.WebhookToken}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("ray-webhook audit: %v", err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// auditClusterRoleDocument is the ClusterRole of a rendering, as YAML.
+func auditClusterRoleDocument(t *testing.T, rendered string) string {
+	t.Helper()
+	for _, doc := range strings.Split(rendered, "\n---\n") {
+		var obj struct {
+			Kind string `json:"kind"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err == nil && obj.Kind == "ClusterRole" {
+			return doc
+		}
+	}
+	t.Fatalf("the rendering has no ClusterRole")
+	return ""
+}
+
+// auditGrant applies deploy/overlays/audit's ClusterRole (the ray.io read
+// grant), waits until the audit is allowed, and applies the base's again when
+// t ends, so the suite goes on with deploy/'s RBAC as shipped.
+func auditGrant(t *testing.T, ns string) {
+	t.Helper()
+	c := framework.Attach(t)
+	base := auditClusterRoleDocument(t, framework.MustKubectl(t, "", "kustomize", filepath.Join(c.DeploySrc, "deploy", "overlays", "static-certs")))
+	overlay := auditClusterRoleDocument(t, framework.MustKubectl(t, "", "kustomize", filepath.Join(c.DeploySrc, "deploy", "overlays", "audit")))
+	t.Cleanup(func() {
+		if r := framework.Kubectl(t, base, "apply", "-f", "-"); r.Err != nil {
+			t.Errorf("applying the base's ClusterRole again: %v\n%s", r.Err, r.Combined())
+		}
+	})
+	framework.MustKubectl(t, overlay, "apply", "-f", "-")
+	// kube-apiserver's RBAC authorizer sees the new rule once its informer has it.
+	framework.Eventually(t, 15*time.Second, 250*time.Millisecond, func() (bool, string) {
+		_, stderr, code := auditRun(t, "--output", "json", "--namespace", ns)
+		return code != 2, fmt.Sprintf("audit still exits 2: %s", strings.TrimSpace(stderr))
+	})
+}
+
+// auditCluster creates RayCluster rc-audit in NS and waits for its running
+// head; then an extra head, made behind the webhooks' back, named extra.
+func auditClusterWithHead(t *testing.T, ns string) rayCluster {
+	t.Helper()
+	createCluster(t, ns, "testdata/raycluster-v1.yaml", auditCluster, map[string]string{"REPLICAS": "1", "MAX_REPLICAS": "1"})
+	return waitRunning(t, ns, auditCluster, 1, 2*time.Minute)
+}
+
+func auditExtraHead(t *testing.T, ns, name string) {
+	t.Helper()
+	c := framework.Attach(t)
+	ctx := context.Background()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-head", Image: "rayproject/ray:2.52.0"}}},
+	}
+	if _, err := c.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the unlabelled Pod %s: %v", name, err)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"labels":{"ray.io/cluster":%q,"ray.io/node-type":"head","ray.io/group":"headgroup"}}}`, auditCluster)
+	if _, err := c.Kube.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("labelling %s as a head of %s: %v", name, auditCluster, err)
+	}
+}
+
+func auditExtraHeadFindings(t *testing.T, out, ns, extra string) int {
+	t.Helper()
+	var r auditReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("the audit's JSON does not parse: %v: %s", err, truncate(out, 300))
+	}
+	n := 0
+	for _, f := range r.Findings {
+		if f.Rule == "extra-head" && f.Kind == "RayCluster" && f.Namespace == ns && f.Name == auditCluster &&
+			(extra == "" || strings.Contains(f.Message, `"`+extra+`"`)) {
+			n++
+		}
+	}
+	return n
+}
+
+func testAuditLive(t *testing.T) {
+	c := framework.Attach(t)
+	ns := framework.NewNamespace(t, "e2e-audit-live")
+	auditClusterWithHead(t, ns)
+
+	_, stderr, code := auditRun(t, "--output", "json")
+	if code != 2 || !strings.Contains(stderr, "answered 403: rayclusters.ray.io is forbidden") {
+		t.Errorf("with the base's ClusterRole: want exit 2 and the API's 403 for rayclusters, got exit %d: %s", code, truncate(stderr, 300))
+	}
+	auditGrant(t, ns)
+	out, stderr, code := auditRun(t, "--output", "json", "--namespace", ns)
+	if code == 2 || auditExtraHeadFindings(t, out, ns, "") != 0 {
+		t.Fatalf("before the extra head: exit %d, stderr %s, report %s", code, truncate(stderr, 200), truncate(out, 300))
+	}
+
+	extra := auditCluster + "-head-behind"
+	started := time.Now()
+	auditExtraHead(t, ns, extra)
+	out, stderr, code = auditRun(t, "--output", "json")
+	if n := auditExtraHeadFindings(t, out, ns, extra); code != 1 || n != 1 {
+		t.Errorf("with the extra head: want exit 1 and one extra-head finding naming %s, got exit %d, %d findings (%s)", extra, code, n, truncate(stderr, 200))
+	}
+	table, _, _ := auditRun(t, "--namespace", ns)
+	row := regexp.MustCompile(`(?m)^extra-head +RayCluster +` + regexp.QuoteMeta(ns) + ` +` + auditCluster + ` +-$`)
+	if !row.MatchString(table) {
+		t.Errorf("the table has no extra-head row for %s/%s:\n%s", ns, auditCluster, table)
+	}
+	t.Logf("ray-webhook audit --namespace %s:\n%s", ns, strings.TrimSpace(table))
+
+	// The audit lists Ray Pods cluster-wide, paged, with the Ray Pod selector.
+	const uri = "/api/v1/pods?limit=500&labelSelector=ray.io%2Fnode-type%20in%20%28head%2Cworker%29%2Cray.io%2Fcluster"
+	if !auditLogHas(t, c.AuditLog, started, func(e auditEvent) bool {
+		return e.Verb == "list" && e.ObjectRef.Resource == "pods" && e.ResponseStatus.Code == 200 &&
+			e.User.Username == "system:serviceaccount:ray-webhook-system:ray-webhook" && strings.HasPrefix(e.RequestURI, uri)
+	}) {
+		t.Errorf("kube-apiserver's audit log has no paged cluster-wide list of Ray Pods by the webhook's ServiceAccount since %s", started.Format(time.RFC3339))
+	}
+}
+
+// auditEvent is the part of an audit.k8s.io/v1 Event read here.
+type auditEvent struct {
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	User       struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef struct {
+		Resource string `json:"resource"`
+	} `json:"objectRef"`
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+}
+
+// auditLogHas says whether an event received after SINCE matches.
+func auditLogHas(t *testing.T, log string, since time.Time, match func(auditEvent) bool) bool {
+	t.Helper()
+	f, err := os.Open(log)
+	if err != nil {
+		t.Fatalf("kube-apiserver's audit log: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e auditEvent
+		if json.Unmarshal(sc.Bytes(), &e) == nil && !e.RequestReceivedTimestamp.Before(since.Add(-time.Second)) && match(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func testAuditPeriodic(t *testing.T) {
+	c := framework.Attach(t)
+	ctx := context.Background()
+	ns := framework.NewNamespace(t, "e2e-audit-periodic")
+	auditClusterWithHead(t, ns)
+	auditGrant(t, ns)
+	extra := auditCluster + "-head-behind"
+	auditExtraHead(t, ns, extra)
+
+	r := framework.StartReplica(t, framework.ReplicaOptions{Name: "ray-webhook-audit", Route: framework.RouteNone,
+		Args: []string{"--audit-interval=1s"}})
+	gauge := func() (int, error) { return auditGauge(c, r) }
+	var withExtra int
+	framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, string) {
+		v, err := gauge()
+		withExtra = v
+		return err == nil && v >= 1, fmt.Sprintf("ray_webhook_rayclusters_with_extra_heads %d (%v)", v, err)
+	})
+	if err := c.Kube.CoreV1().Pods(ns).Delete(ctx, extra, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatalf("deleting the extra head: %v", err)
+	}
+	var after int
+	framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, string) {
+		v, err := gauge()
+		after = v
+		return err == nil && v < withExtra, fmt.Sprintf("ray_webhook_rayclusters_with_extra_heads still %d (%v)", v, err)
+	})
+	if after != withExtra-1 {
+		t.Errorf("the gauge went from %d to %d once the extra head was deleted, want %d", withExtra, after, withExtra-1)
+	}
+	framework.WaitLines(t, r.Process.Log, 1, "info audit pods=")
+	t.Logf("ray_webhook_rayclusters_with_extra_heads %d -> %d; %s", withExtra, after,
+		firstLine(framework.Lines(r.Process.Log, "info audit pods=")))
+}
+
+// auditGauge reads ray_webhook_rayclusters_with_extra_heads from the
+// replica's /metrics (on its TLS port, as a scraper would).
+func auditGauge(c *framework.Cluster, r *framework.Replica) (int, error) {
+	ca, err := os.ReadFile(filepath.Join(c.WebhookCertDir, "ca.crt"))
+	if err != nil {
+		return 0, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "ray-webhook.ray-webhook-system.svc"},
+	}}
+	resp, err := client.Get(fmt.Sprintf("https://%s:%d/metrics", r.IP, r.Port))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == "ray_webhook_rayclusters_with_extra_heads" {
+			v, err := strconv.ParseFloat(f[1], 64)
+			return int(v), err
+		}
+	}
+	return 0, fmt.Errorf("/metrics has no ray_webhook_rayclusters_with_extra_heads (status %s)", resp.Status)
+}
