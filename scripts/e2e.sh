@@ -906,10 +906,6 @@ fi
 # ---- The Go suite (tests/e2e/*_test.go, framework/): scenarios on the whole cluster
 run_go_suite
 
-# ---- 25a, 25b, 25c. charts/ray-webhook, offline and on the API server (tests/e2e/chart.sh)
-# shellcheck source=../tests/e2e/chart.sh
-source "$e2e/chart.sh"
-chart_checks
 
 # ---- 3 and 4. KubeRay v0.3.0: bare service names; the shallow copy's second /dev/shm
 legacy=kuberay-v0.3.0

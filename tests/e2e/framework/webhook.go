@@ -60,7 +60,8 @@ type ReplicaOptions struct {
 	Name      string   // log name (default ray-webhook-replica)
 	IP        string   // default WEBHOOK_IP2
 	Port      int      // default a free port
-	Args      []string // after WEBHOOK_ARGS (a later flag wins)
+	BaseArgs  []string // a Deployment's serve arguments in place of WEBHOOK_ARGS (nil: WEBHOOK_ARGS)
+	Args      []string // after the base arguments (a later flag wins)
 	Env       []string // KEY=VALUE after CLUSTER_DOMAIN=CLUSTER_DOMAIN
 	CertDir   string   // default WEBHOOK_CERT_DIR
 	SADir     string   // the lookup's ServiceAccount volume, default SA_DIR
@@ -115,7 +116,11 @@ func StartReplica(t testing.TB, opts ReplicaOptions) *Replica {
 	for r.ProbePort == r.Port {
 		r.ProbePort = freePort(t, r.IP)
 	}
-	r.Args = append([]string{"serve", "--cert-dir", opts.CertDir, "--bind", r.IP, "--port", itoa(r.Port)}, c.WebhookArgs...)
+	base := c.WebhookArgs
+	if opts.BaseArgs != nil {
+		base = opts.BaseArgs
+	}
+	r.Args = append([]string{"serve", "--cert-dir", opts.CertDir, "--bind", r.IP, "--port", itoa(r.Port)}, base...)
 	r.Args = append(r.Args, opts.Args...)
 	r.Args = append(r.Args, "--probe-port="+itoa(r.ProbePort),
 		"--kube-api-server", opts.APIServer, "--kube-ca-file", filepath.Join(opts.SADir, "ca.crt"),
@@ -133,7 +138,7 @@ func StartReplica(t testing.TB, opts ReplicaOptions) *Replica {
 		}
 	}
 	t.Logf("ray-webhook replica on %s:%d (args %s; log %s)",
-		r.IP, r.Port, strings.Join(append(c.WebhookArgs, opts.Args...), " "), r.Process.Log)
+		r.IP, r.Port, strings.Join(append(append([]string{}, base...), opts.Args...), " "), r.Process.Log)
 	return r
 }
 
