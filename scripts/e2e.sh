@@ -1204,10 +1204,6 @@ if [ -n "$current" ] && [ -x "$bin/$current" ] && install_crds "$current" && sta
   quote="$(grep "already exists" "$logs/operator-$current.log" | grep -- "$rs" | grep -o 'FailedCreateHeadPod[^"]*\\"[^\\]*\\" already exists' | head -1)"
   [ -z "$quote" ] || printf '     operator log (logs/operator-%s.log): %s\n' "$current" "$(sed 's/\\n/ /; s/\\"/"/g' <<<"$quote")"
 
-  # ---- 22c. a RayService upgrade that completes, on a fake node (tests/e2e/rayservice-upgrade.sh)
-  source "$e2e/rayservice-upgrade.sh"
-  upgrade_to_completion "$current" e2e-upgrade-current
-
   # ---- 5. a second head
   copy() { # copy NAME|'' EXTRA_JQ: the stored head as a new object
     jq --arg name "$1" '.items[0] | del(.status, .metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp,
@@ -1393,10 +1389,6 @@ else
     fail "$s" "the current operator ($current) was not built or did not start (logs/operator-$current.log)"
   done
 fi
-
-# ---- 22c on the other 1.x releases (the current one stopped meanwhile)
-declare -F upgrade_other_releases >/dev/null || source "$e2e/rayservice-upgrade.sh"
-upgrade_other_releases "$current"
 
 if [ "$keep" = 1 ]; then
   keep_running
