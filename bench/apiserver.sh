@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a webhook adds to a Pod creation, measured by the API server itself.
 #
-#   bench/apiserver.sh [--pods N] [--rate R] [--clients C] [--flat-clients C] [--rounds K]
+#   bench/apiserver.sh [--pods N] [--rate R] [--clients C] [--flat-clients C] [--rounds K] [--workers W]
 #
 # On the end-to-end control plane (scripts/e2e.sh --up: etcd, kube-apiserver,
 # ray-webhook installed from deploy/ and reached through its Service), creates
@@ -10,6 +10,10 @@
 #   ray-webhook          as deploy/ installs it (the shipped webhook configurations);
 #   controller-runtime   bench/peers' controller-runtime-peer on the same
 #                        address, certificate and configurations;
+#   null                 nginx with njs on the same address, certificate and
+#                        configurations, allowing every review unchanged
+#                        (bench/null-webhook/): what the API server's own
+#                        webhook client and TLS cost, with no webhook work;
 #   none                 the webhook configurations deleted;
 # each --rounds times (default 3), starting with another one every round. A
 # turn is two runs of --pods creations (default 2,000) into a fresh
@@ -26,6 +30,12 @@
 # review time from its /metrics (controller_runtime_webhook_latency_seconds,
 # first bucket 0.1 ms). Then the medians per setup and mode.
 #
+# Then the same setups but controller-runtime, --rounds times each, for
+# KubeRay v1.6.2 (the e2e suite's operator): a RayCluster whose worker group
+# (tolerating the KWOK node, so its Pods are scheduled and run) is scaled from
+# 0 to --workers (default 300), and the time from the scale-up until the
+# operator has every worker stored; then the medians.
+#
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md); builds
 # what is missing: build/ray-webhook (scripts/build.sh), the e2e binaries, and
 # the peers into build-bench/peers/.
@@ -38,6 +48,7 @@ rate=200
 clients=16
 flat_clients=8
 rounds=3
+workers=300
 while [ $# -gt 0 ]; do
   case "$1" in
     --pods) pods="$2"; shift 2 ;;
@@ -45,11 +56,12 @@ while [ $# -gt 0 ]; do
     --clients) clients="$2"; shift 2 ;;
     --flat-clients) flat_clients="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
+    --workers) workers="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "apiserver.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$pods" "$rate" "$clients" "$flat_clients" "$rounds"; do
+for n in "$pods" "$rate" "$clients" "$flat_clients" "$rounds" "$workers"; do
   [ "$n" -gt 0 ] 2>/dev/null || { echo "apiserver.sh: every flag takes a positive whole number" >&2; exit 2; }
 done
 
@@ -58,11 +70,17 @@ export PATH GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 [ -x build/ray-webhook ] || bash scripts/build.sh >&2
 bash bench/peers/build.sh >&2
 peer="$root/build-bench/peers/controller-runtime-peer"
+# The null webhook: Debian's nginx and its njs module.
+if ! command -v nginx >/dev/null || [ ! -f /usr/lib/nginx/modules/ngx_http_js_module.so ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light libnginx-mod-http-js >/dev/null
+fi
 
 tmp="$(mktemp -d -t ray-webhook-apiserver.XXXXXX)"
 server_pid=""
+operator_pid=""
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+  [ -n "$operator_pid" ] && kill "$operator_pid" 2>/dev/null
   [ -x "$tmp/e2e/stop.sh" ] && "$tmp/e2e/stop.sh" >/dev/null 2>&1
   rm -rf "$tmp"
 }
@@ -112,11 +130,17 @@ server_metrics() { webhook_curl /metrics; }
 webhooks_installed() { kc get mutatingwebhookconfiguration ray-webhook >/dev/null 2>&1; }
 setup() { # setup NAME: that server behind the Service, and the configurations for it
   case "$1" in
-    ray-webhook|controller-runtime)
+    ray-webhook|controller-runtime|null)
       webhooks_installed || kc create -f "$tmp/mutatingwebhookconfiguration.json" -f "$tmp/validatingwebhookconfiguration.json" >/dev/null
       stop_server
       if [ "$1" = ray-webhook ]; then
         CLUSTER_DOMAIN="$cluster_domain" "${ray_webhook_argv[@]}" >>"$tmp/ray-webhook.log" 2>&1 &
+      elif [ "$1" = null ]; then
+        mkdir -p "$tmp/nginx"
+        sed -e "s|@RUN@|$tmp/nginx|g" -e "s|@DIR@|$root/bench/null-webhook|g" -e "s|@IP@|$WEBHOOK_IP|" \
+          -e "s|@PORT@|$WEBHOOK_PORT|" -e "s|@CERT@|$WEBHOOK_CERT_DIR/tls.crt|" -e "s|@KEY@|$WEBHOOK_CERT_DIR/tls.key|" \
+          bench/null-webhook/nginx.conf.in >"$tmp/nginx/nginx.conf"
+        nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" >>"$tmp/null.log" 2>&1 &
       else
         "$peer" --bind "$WEBHOOK_IP" --port "$WEBHOOK_PORT" --tls-cert "$WEBHOOK_CERT_DIR/tls.crt" \
           --tls-key "$WEBHOOK_CERT_DIR/tls.key" --cluster-domain "${cluster_domain:-cluster.local}" \
@@ -125,8 +149,8 @@ setup() { # setup NAME: that server behind the Service, and the configurations f
       server_pid=$!
       answers ;;
     none)
-      kc delete mutatingwebhookconfiguration ray-webhook >/dev/null
-      kc delete validatingwebhookconfiguration ray-webhook >/dev/null ;;
+      kc delete --ignore-not-found mutatingwebhookconfiguration ray-webhook >/dev/null
+      kc delete --ignore-not-found validatingwebhookconfiguration ray-webhook >/dev/null ;;
   esac
   sleep 2 # the API server's webhook configuration informer catches up
 }
@@ -196,7 +220,7 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   [ "$failed" = 0 ] || jq -c '.failures[:3]' <<<"$out" >&2
 }
 
-setups=(ray-webhook controller-runtime none)
+setups=(ray-webhook controller-runtime null none)
 echo "$pods worker Pods per run; rate: $rate/s offered by $clients clients; flat: $flat_clients clients as fast as they can"
 for ((k = 0; k < rounds; k++)); do
   for ((j = 0; j < ${#setups[@]}; j++)); do
@@ -217,4 +241,54 @@ for s in "${setups[@]}"; do
       "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $4 }' "$raw" | median)" \
       "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $5 }' "$raw" | median)"
   done
+done
+
+# ---- the operator's scale-up through each setup
+release=kuberay-v1.6.2
+crds="$(cd "$E2E_DIR/$release" && go list -m -f '{{.Dir}}' github.com/ray-project/kuberay/ray-operator)/config/crd/bases"
+kc apply --server-side --force-conflicts -f "$crds" >/dev/null
+kc wait --for condition=established --timeout=60s -f "$crds" >/dev/null
+probe_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+metrics_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$BIN/$release" --metrics-addr "127.0.0.1:$metrics_port" --health-probe-bind-address "127.0.0.1:$probe_port" \
+  --enable-leader-election=false >>"$tmp/operator.log" 2>&1 &
+operator_pid=$!
+for ((i = 0; i < 600; i++)); do curl -fsS "http://127.0.0.1:$probe_port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+stored_workers() { kc -n "$1" get pods -l ray.io/cluster=rc-scale,ray.io/node-type=worker -o name | wc -l; }
+scale_run() { # scale_run SETUP: seconds from the scale-up to every worker stored
+  local ns="scale-$((++turn))" t0 n
+  kc create namespace "$ns" >/dev/null
+  for ((i = 0; i < 100; i++)); do kc -n "$ns" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.2; done
+  sed -e "s|@NAME@|rc-scale|" -e "s|@REPLICAS@|0|" -e "s|@MAX_REPLICAS@|$workers|" -e "s|@KWOK_TAINT@|$KWOK_TAINT|g" \
+    "$E2E_DIR/testdata/raycluster-v1.yaml" | kc -n "$ns" create -f - >/dev/null
+  for ((i = 0; i < 600; i++)); do
+    [ "$(kc -n "$ns" get pods -l ray.io/cluster=rc-scale,ray.io/node-type=head -o name | wc -l)" -ge 1 ] && break
+    sleep 0.2
+  done
+  t0=$(date +%s.%N)
+  kc -n "$ns" patch raycluster.ray.io rc-scale --type=json \
+    -p "[{\"op\": \"replace\", \"path\": \"/spec/workerGroupSpecs/0/replicas\", \"value\": $workers}]" >/dev/null
+  for ((i = 0; i < 3000; i++)); do
+    n="$(stored_workers "$ns")"
+    [ "$n" -ge "$workers" ] && break
+    sleep 0.1
+  done
+  printf '%s\t%s\n' "$1" "$(echo "$(date +%s.%N) - $t0" | bc)" >>"$tmp/scale"
+  printf '%-18s %d of %d workers stored in %6.1f s\n' "$1" "$n" "$workers" "$(echo "$(date +%s.%N) - $t0" | bc)"
+  kc delete namespace "$ns" --wait=false >/dev/null
+}
+: >"$tmp/scale"
+scale_setups=(ray-webhook null none)
+echo
+echo "KubeRay $release scaling one worker group from 0 to $workers"
+for ((k = 0; k < rounds; k++)); do
+  for ((j = 0; j < ${#scale_setups[@]}; j++)); do
+    s="${scale_setups[$(((j + k) % ${#scale_setups[@]}))]}"
+    setup "$s"
+    scale_run "$s"
+  done
+done
+echo "medians over $rounds rounds: seconds from the scale-up to $workers workers stored"
+for s in "${scale_setups[@]}"; do
+  printf '%-18s %8.1f s\n' "$s" "$(awk -F'\t' -v s="$s" '$1 == s { print $2 }' "$tmp/scale" | median)"
 done

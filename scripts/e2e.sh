@@ -769,6 +769,9 @@ WEBHOOK_PORT=$webhook_port
 WEBHOOK_CERT_DIR=$secret_dir
 RAY_WEBHOOK_PID=${pids[ray-webhook]}
 LOGS=$logs
+BIN=$bin
+E2E_DIR=$e2e
+KWOK_TAINT=$kwok_taint
 EOF
   echo "everything is still running:"
   echo "  export KUBECONFIG=$work/kubeconfig"

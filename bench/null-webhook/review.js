@@ -1,0 +1,22 @@
+// The null webhook of bench/apiserver.sh: allows every AdmissionReview and
+// changes nothing. kube-apiserver refuses an answer whose response.uid is not
+// the request's (k8s.io/apiserver pkg/admission/plugin/webhook/request/
+// admissionreview.go, VerifyAdmissionResponse), so the uid is the only thing
+// read from the request; nothing else is decoded.
+function answer(r) {
+    var uid = '';
+    try {
+        uid = JSON.parse(r.requestText).request.uid;
+    } catch (e) {
+        r.return(400, 'not an AdmissionReview\n');
+        return;
+    }
+    r.headersOut['Content-Type'] = 'application/json';
+    r.return(200, JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: {uid: uid, allowed: true}
+    }));
+}
+
+export default {answer};
