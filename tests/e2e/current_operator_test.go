@@ -19,17 +19,30 @@ package e2e
 //	dry-run-warning          kubectl create --dry-run=server of a worker with RAY_CLUSTER_NAME
 //	                         twice: both webhooks reviewed it, ray-webhook's warning is a
 //	                         `Warning:` line besides the API server's own, nothing stored
+//	rayservice-upgrade-long-names
+//	                         a RayService of 47 characters (clusters of 53) upgraded: each new
+//	                         cluster's head is stored (no 409, no "already exists" in the
+//	                         operator's log) under a name other than the old head's and other
+//	                         than KubeRay's own (the first 50 characters plus -head), at most 63
+//	                         characters; never two live heads of one cluster (polled); a third
+//	                         cluster whose KubeRay head name is certain to collide with the
+//	                         second's (status.pendingServiceStatus.rayClusterName written by
+//	                         the test) included
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"ray-webhook/tests/e2e/framework"
 )
@@ -44,13 +57,14 @@ const (
 
 func TestCurrentOperator(t *testing.T) {
 	framework.Attach(t)
-	framework.Operator(t, releaseCurrent)
+	op := framework.Operator(t, releaseCurrent)
 	t.Run("workers-unpatched", testCurrentWorkersUnpatched)
 	t.Run("owned-clusters", testCurrentOwnedClusters)
 	t.Run("second-head-generatename", testCurrentSecondHeadGenerateName)
 	t.Run("second-head-other-name", testCurrentSecondHeadOtherName)
 	t.Run("second-head-exempt", testCurrentSecondHeadExempt)
 	t.Run("dry-run-warning", testCurrentDryRunWarning)
+	t.Run("rayservice-upgrade-long-names", func(t *testing.T) { testCurrentUpgradeLongNames(t, op) })
 }
 
 // currentWaitStored waits until CLUSTER in NS has exactly HEADS stored heads
@@ -296,4 +310,216 @@ spec:
 	framework.WaitLines(t, c.WebhookLog, before+2, review...)
 	currentNotStored(t, ns, pod)
 	t.Logf("kubectl:\n%s", out)
+}
+
+var currentRayServicesV1 = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayservices"}
+
+// currentKubeRayHead is the head name KubeRay v1.6.2 itself gives cluster C
+// (utils.PodName): its first 50 characters, lower case, plus -head.
+func currentKubeRayHead(c string) string {
+	if len(c) > 50 {
+		c = c[:50]
+	}
+	return strings.ToLower(c) + "-head"
+}
+
+// currentHeadPoll lists the head Pods of a namespace every 200 ms until
+// stopped and records every poll at which one cluster had two live heads.
+type currentHeadPoll struct {
+	mu       sync.Mutex
+	polls    int
+	twoLive  []string
+	stop     chan struct{}
+	finished chan struct{}
+}
+
+func currentPollHeads(c *framework.Cluster, ns string) *currentHeadPoll {
+	w := &currentHeadPoll{stop: make(chan struct{}), finished: make(chan struct{})}
+	go func() {
+		defer close(w.finished)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			list, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "ray.io/node-type=head"})
+			cancel()
+			if err == nil {
+				byCluster := map[string][]string{}
+				for i := range list.Items {
+					p := &list.Items[i]
+					if live(p) {
+						cl := p.Labels["ray.io/cluster"]
+						byCluster[cl] = append(byCluster[cl], p.Name)
+					}
+				}
+				w.mu.Lock()
+				w.polls++
+				for cl, names := range byCluster {
+					if len(names) > 1 {
+						w.twoLive = append(w.twoLive, fmt.Sprintf("%s: %v", cl, names))
+					}
+				}
+				w.mu.Unlock()
+			}
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *currentHeadPoll) Stop() (int, []string) {
+	close(w.stop)
+	<-w.finished
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.polls, w.twoLive
+}
+
+// currentUpgradeCluster is one cluster of the RayService as first seen with
+// its head stored: the names of its stored heads and its controller.
+type currentUpgradeCluster struct {
+	Name  string
+	Heads []string
+	Owner string // KIND/NAME
+}
+
+func testCurrentUpgradeLongNames(t *testing.T, op *framework.KubeRay) {
+	c := framework.Attach(t)
+	ctx := context.Background()
+	ns := framework.NewNamespace(t, "e2e-current-upgrade")
+	// 47 characters, KubeRay's limit for a RayService (MaxRayServiceNameLength);
+	// its clusters are <service>-<5 random>, 53 characters.
+	const rs = "e2e-rayservice-upgraded-with-a-name-of-47-chars"
+	if len(rs) != 47 {
+		t.Fatalf("(test) RayService name is %d characters, want 47", len(rs))
+	}
+	poll := currentPollHeads(c, ns)
+	stopped := false
+	stopPoll := func() (int, []string) { stopped = true; return poll.Stop() }
+	t.Cleanup(func() {
+		if !stopped {
+			poll.Stop()
+		}
+	})
+	framework.Create(t, ns, framework.Manifest(t, currentServiceFixture, map[string]string{"NAME": rs}))
+	services := c.Dynamic.Resource(currentRayServicesV1).Namespace(ns)
+	pending := func() string {
+		obj, err := services.Get(ctx, rs, metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		n, _, _ := unstructured.NestedString(obj.Object, "status", "pendingServiceStatus", "rayClusterName")
+		return n
+	}
+	// waitNew waits until the pending cluster is not OLD and has a head stored.
+	waitNew := func(old, what string) currentUpgradeCluster {
+		t.Helper()
+		var got currentUpgradeCluster
+		framework.Eventually(t, 90*time.Second, 500*time.Millisecond, func() (bool, string) {
+			p := pending()
+			if p == "" || p == old {
+				return false, fmt.Sprintf("%s: status.pendingServiceStatus.rayClusterName %q (old %q)", what, p, old)
+			}
+			heads := rayPods(t, ns, p, "head")
+			if len(heads) == 0 {
+				return false, fmt.Sprintf("%s: cluster %s has no head stored", what, p)
+			}
+			got = currentUpgradeCluster{Name: p}
+			for _, h := range heads {
+				got.Heads = append(got.Heads, h.Name)
+			}
+			return true, ""
+		})
+		// The owner is read now: a replaced cluster is deleted after 60 s.
+		rc, err := c.Dynamic.Resource(rayClustersV1).Namespace(ns).Get(ctx, got.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("RayCluster %s: %v", got.Name, err)
+		}
+		if refs := rc.GetOwnerReferences(); len(refs) > 0 {
+			got.Owner = refs[0].Kind + "/" + refs[0].Name
+		}
+		return got
+	}
+	c1 := waitNew("", "the first cluster")
+	// The upgrade: a head rayStartParams entry changes the cluster hash, so
+	// the operator prepares a new cluster in place of the pending one.
+	if _, err := services.Patch(ctx, rs, types.MergePatchType,
+		[]byte(`{"spec":{"rayClusterConfig":{"headGroupSpec":{"rayStartParams":{"num-cpus":"0"}}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("patching RayService %s: %v", rs, err)
+	}
+	c2 := waitNew(c1.Name, "the new cluster after the spec change")
+	// The forced collision: a pending name sharing c2's first 50 characters,
+	// written as the operator writes it; the operator creates the cluster.
+	if len(c2.Name) < 53 {
+		t.Fatalf("cluster %s is %d characters, want 53", c2.Name, len(c2.Name))
+	}
+	tail := "x22"
+	if c2.Name[50:53] == tail {
+		tail = "v77"
+	}
+	c3name := c2.Name[:50] + tail
+	if currentKubeRayHead(c3name) != currentKubeRayHead(c2.Name) {
+		t.Fatalf("(test) KubeRay's names of %s and %s differ", c2.Name, c3name)
+	}
+	patch := fmt.Sprintf(`{"status":{"pendingServiceStatus":{"rayClusterName":%q}}}`, c3name)
+	if _, err := services.Patch(ctx, rs, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status"); err != nil {
+		t.Fatalf("patching status.pendingServiceStatus.rayClusterName of %s: %v", rs, err)
+	}
+	c3 := waitNew(c2.Name, "cluster "+c3name+" (KubeRay head name as "+c2.Name+"'s)")
+	if c3.Name != c3name {
+		t.Errorf("pending cluster %s after the status patch, want %s", c3.Name, c3name)
+	}
+	time.Sleep(3 * time.Second) // a few more polls after the last head
+	polls, twoLive := stopPoll()
+
+	for _, cl := range []currentUpgradeCluster{c1, c2, c3} {
+		if len(cl.Heads) != 1 {
+			t.Errorf("cluster %s: heads %v, want exactly one", cl.Name, cl.Heads)
+			continue
+		}
+		h := cl.Heads[0]
+		if len(h) > 63 {
+			t.Errorf("cluster %s: head %s is %d characters, over 63", cl.Name, h, len(h))
+		}
+		if h == currentKubeRayHead(cl.Name) {
+			t.Errorf("cluster %s: head %s is KubeRay's own name (the first 50 characters of the cluster's)", cl.Name, h)
+		}
+		if cl.Owner != "RayService/"+rs {
+			t.Errorf("RayCluster %s: owner %q, want RayService/%s", cl.Name, cl.Owner, rs)
+		}
+	}
+	if len(c1.Name) <= 50 || len(c2.Name) <= 50 {
+		t.Errorf("cluster names %d/%d characters, not over 50", len(c1.Name), len(c2.Name))
+	}
+	if len(c1.Heads) > 0 && len(c2.Heads) > 0 && c2.Heads[0] == c1.Heads[0] {
+		t.Errorf("the new head is named as the old one (%s)", c1.Heads[0])
+	}
+	if len(c2.Heads) > 0 && len(c3.Heads) > 0 && c3.Heads[0] == c2.Heads[0] {
+		t.Errorf("the forced-collision head is named as %s's (%s)", c2.Name, c2.Heads[0])
+	}
+	// A head refused by the API server shows in the operator's log as
+	// pods "NAME" already exists, quoted (pods \"NAME\") inside a JSON line.
+	var refused []string
+	for _, l := range framework.Lines(op.Process.Log, rs, " already exists") {
+		if strings.Contains(l, `pods \"`) || strings.Contains(l, `pods "`) {
+			refused = append(refused, l)
+		}
+	}
+	if len(refused) > 0 {
+		t.Errorf("the operator logged %d 'already exists' errors for %s's Pods:\n%s", len(refused), rs, strings.Join(refused, "\n"))
+	}
+	if len(twoLive) > 0 {
+		t.Errorf("two live heads of one cluster at a poll: %v", twoLive)
+	}
+	if polls == 0 {
+		t.Errorf("the heads were never listed")
+	}
+	for _, cl := range []currentUpgradeCluster{c1, c2, c3} {
+		t.Logf("cluster %s: heads %v (KubeRay would name it %s)", cl.Name, cl.Heads, currentKubeRayHead(cl.Name))
+	}
+	t.Logf("live heads listed at %d polls, never two of one cluster", polls)
 }
