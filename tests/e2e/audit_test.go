@@ -161,7 +161,6 @@ func auditExtraHeadFindings(t *testing.T, out, ns, extra string) int {
 }
 
 func testAuditLive(t *testing.T) {
-	c := framework.Attach(t)
 	ns := framework.NewNamespace(t, "e2e-audit-live")
 	auditClusterWithHead(t, ns)
 
@@ -191,7 +190,7 @@ func testAuditLive(t *testing.T) {
 
 	// The audit lists Ray Pods cluster-wide, paged, with the Ray Pod selector.
 	const uri = "/api/v1/pods?limit=500&labelSelector=ray.io%2Fnode-type%20in%20%28head%2Cworker%29%2Cray.io%2Fcluster"
-	if !auditLogHas(t, c.AuditLog, started, func(e auditEvent) bool {
+	if !auditLogHas(t, started, func(e framework.AuditEvent) bool {
 		return e.Verb == "list" && e.ObjectRef.Resource == "pods" && e.ResponseStatus.Code == 200 &&
 			e.User.Username == "system:serviceaccount:ray-webhook-system:ray-webhook" && strings.HasPrefix(e.RequestURI, uri)
 	}) {
@@ -199,35 +198,11 @@ func testAuditLive(t *testing.T) {
 	}
 }
 
-// auditEvent is the part of an audit.k8s.io/v1 Event read here.
-type auditEvent struct {
-	Verb       string `json:"verb"`
-	RequestURI string `json:"requestURI"`
-	User       struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef struct {
-		Resource string `json:"resource"`
-	} `json:"objectRef"`
-	ResponseStatus struct {
-		Code int `json:"code"`
-	} `json:"responseStatus"`
-	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
-}
-
 // auditLogHas says whether an event received after SINCE matches.
-func auditLogHas(t *testing.T, log string, since time.Time, match func(auditEvent) bool) bool {
+func auditLogHas(t *testing.T, since time.Time, match func(framework.AuditEvent) bool) bool {
 	t.Helper()
-	f, err := os.Open(log)
-	if err != nil {
-		t.Fatalf("kube-apiserver's audit log: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var e auditEvent
-		if json.Unmarshal(sc.Bytes(), &e) == nil && !e.RequestReceivedTimestamp.Before(since.Add(-time.Second)) && match(e) {
+	for _, e := range framework.AuditEvents(t) {
+		if !e.RequestReceivedTimestamp.Before(since.Add(-time.Second)) && match(e) {
 			return true
 		}
 	}

@@ -33,7 +33,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,7 +40,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"ray-webhook/tests/e2e/framework"
@@ -312,73 +310,6 @@ spec:
 	t.Logf("kubectl:\n%s", out)
 }
 
-var currentRayServicesV1 = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayservices"}
-
-// currentKubeRayHead is the head name KubeRay v1.6.2 itself gives cluster C
-// (utils.PodName): its first 50 characters, lower case, plus -head.
-func currentKubeRayHead(c string) string {
-	if len(c) > 50 {
-		c = c[:50]
-	}
-	return strings.ToLower(c) + "-head"
-}
-
-// currentHeadPoll lists the head Pods of a namespace every 200 ms until
-// stopped and records every poll at which one cluster had two live heads.
-type currentHeadPoll struct {
-	mu       sync.Mutex
-	polls    int
-	twoLive  []string
-	stop     chan struct{}
-	finished chan struct{}
-}
-
-func currentPollHeads(c *framework.Cluster, ns string) *currentHeadPoll {
-	w := &currentHeadPoll{stop: make(chan struct{}), finished: make(chan struct{})}
-	go func() {
-		defer close(w.finished)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			list, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "ray.io/node-type=head"})
-			cancel()
-			if err == nil {
-				byCluster := map[string][]string{}
-				for i := range list.Items {
-					p := &list.Items[i]
-					if live(p) {
-						cl := p.Labels["ray.io/cluster"]
-						byCluster[cl] = append(byCluster[cl], p.Name)
-					}
-				}
-				w.mu.Lock()
-				w.polls++
-				for cl, names := range byCluster {
-					if len(names) > 1 {
-						w.twoLive = append(w.twoLive, fmt.Sprintf("%s: %v", cl, names))
-					}
-				}
-				w.mu.Unlock()
-			}
-			select {
-			case <-w.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return w
-}
-
-func (w *currentHeadPoll) Stop() (int, []string) {
-	close(w.stop)
-	<-w.finished
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.polls, w.twoLive
-}
-
 // currentUpgradeCluster is one cluster of the RayService as first seen with
 // its head stored: the names of its stored heads and its controller.
 type currentUpgradeCluster struct {
@@ -397,16 +328,10 @@ func testCurrentUpgradeLongNames(t *testing.T, op *framework.KubeRay) {
 	if len(rs) != 47 {
 		t.Fatalf("(test) RayService name is %d characters, want 47", len(rs))
 	}
-	poll := currentPollHeads(c, ns)
-	stopped := false
-	stopPoll := func() (int, []string) { stopped = true; return poll.Stop() }
-	t.Cleanup(func() {
-		if !stopped {
-			poll.Stop()
-		}
-	})
+	poll := pollLiveHeads(t, ns, 200*time.Millisecond)
+	stopPoll := func() (int, []string) { poll.Stop(); return poll.count(), poll.twoLive() }
 	framework.Create(t, ns, framework.Manifest(t, currentServiceFixture, map[string]string{"NAME": rs}))
-	services := c.Dynamic.Resource(currentRayServicesV1).Namespace(ns)
+	services := c.Dynamic.Resource(rayServicesV1).Namespace(ns)
 	pending := func() string {
 		obj, err := services.Get(ctx, rs, metav1.GetOptions{})
 		if err != nil {
@@ -462,7 +387,7 @@ func testCurrentUpgradeLongNames(t *testing.T, op *framework.KubeRay) {
 		tail = "v77"
 	}
 	c3name := c2.Name[:50] + tail
-	if currentKubeRayHead(c3name) != currentKubeRayHead(c2.Name) {
+	if kubeRayHeadName(c3name) != kubeRayHeadName(c2.Name) {
 		t.Fatalf("(test) KubeRay's names of %s and %s differ", c2.Name, c3name)
 	}
 	patch := fmt.Sprintf(`{"status":{"pendingServiceStatus":{"rayClusterName":%q}}}`, c3name)
@@ -485,7 +410,7 @@ func testCurrentUpgradeLongNames(t *testing.T, op *framework.KubeRay) {
 		if len(h) > 63 {
 			t.Errorf("cluster %s: head %s is %d characters, over 63", cl.Name, h, len(h))
 		}
-		if h == currentKubeRayHead(cl.Name) {
+		if h == kubeRayHeadName(cl.Name) {
 			t.Errorf("cluster %s: head %s is KubeRay's own name (the first 50 characters of the cluster's)", cl.Name, h)
 		}
 		if cl.Owner != "RayService/"+rs {
@@ -519,7 +444,7 @@ func testCurrentUpgradeLongNames(t *testing.T, op *framework.KubeRay) {
 		t.Errorf("the heads were never listed")
 	}
 	for _, cl := range []currentUpgradeCluster{c1, c2, c3} {
-		t.Logf("cluster %s: heads %v (KubeRay would name it %s)", cl.Name, cl.Heads, currentKubeRayHead(cl.Name))
+		t.Logf("cluster %s: heads %v (KubeRay would name it %s)", cl.Name, cl.Heads, kubeRayHeadName(cl.Name))
 	}
 	t.Logf("live heads listed at %d polls, never two of one cluster", polls)
 }

@@ -39,7 +39,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -466,48 +465,9 @@ func (s *lookupSuite) testSelector(t *testing.T) {
 	s.mustRefuse(t, ns, lookupExempt("rc-sel-head-v2", "rc-sel"), "rc-sel-head")
 }
 
-// lookupAuditEvent is the part of an audit.k8s.io/v1 Event the checks read.
-type lookupAuditEvent struct {
-	Verb       string `json:"verb"`
-	RequestURI string `json:"requestURI"`
-	UserAgent  string `json:"userAgent"`
-	User       struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef struct {
-		Resource  string `json:"resource"`
-		Namespace string `json:"namespace"`
-	} `json:"objectRef"`
-	ResponseStatus struct {
-		Code int `json:"code"`
-	} `json:"responseStatus"`
-	Annotations map[string]string `json:"annotations"`
-}
-
-// lookupAudit is every event of kube-apiserver's audit log, in order.
-func lookupAudit(t *testing.T) []lookupAuditEvent {
-	t.Helper()
-	b, err := os.ReadFile(framework.Attach(t).AuditLog)
-	if err != nil {
-		t.Fatalf("the audit log: %v", err)
-	}
-	var events []lookupAuditEvent
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var e lookupAuditEvent
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			continue // a line being written
-		}
-		events = append(events, e)
-	}
-	return events
-}
-
 // lookupListsBy are the lists of Pods by USER in namespaces NS among EVENTS.
-func lookupListsBy(events []lookupAuditEvent, user string, ns ...string) []lookupAuditEvent {
-	var out []lookupAuditEvent
+func lookupListsBy(events []framework.AuditEvent, user string, ns ...string) []framework.AuditEvent {
+	var out []framework.AuditEvent
 	for _, e := range events {
 		if e.User.Username != user || e.Verb != "list" || e.ObjectRef.Resource != "pods" {
 			continue
@@ -542,9 +502,9 @@ func (s *lookupSuite) testAudit(t *testing.T) {
 		}
 		return n
 	}
-	var lists []lookupAuditEvent
+	var lists []framework.AuditEvent
 	framework.Eventually(t, 10*time.Second, 250*time.Millisecond, func() (bool, string) {
-		lists = lookupListsBy(lookupAudit(t), lookupSAUser, namespaces...)
+		lists = lookupListsBy(framework.AuditEvents(t), lookupSAUser, namespaces...)
 		n := logged()
 		return n > 0 && len(lists) == n, fmt.Sprintf("%d lists of Pods by %s in %v, %d lookups logged head_lookup=yes",
 			len(lists), lookupSAUser, namespaces, n)
@@ -597,7 +557,7 @@ func (s *lookupSuite) testRefusedLookup(t *testing.T, token, ca []byte, warning,
 	const cluster = "rc-live"
 	ns := s.liveHead(t, "e2e-lookup-refused", cluster)
 	framework.SwapVolume(t, s.sa, framework.ServiceAccountVolume(t, string(token), ca))
-	e0 := len(lookupAudit(t))
+	e0 := len(framework.AuditEvents(t))
 	failures := framework.CountLines(s.r.Process.Log, "head lookup failed", "namespace="+ns+" ")
 	w, err := s.create(ns, lookupExempt(cluster+"-head-v2", cluster), true)
 	if err != nil {
@@ -617,12 +577,12 @@ func (s *lookupSuite) testRefusedLookup(t *testing.T, token, ca []byte, warning,
 	}
 	if user == "" {
 		time.Sleep(time.Second) // an event would be written by now
-		if events := lookupAudit(t); len(events) != e0 {
+		if events := framework.AuditEvents(t); len(events) != e0 {
 			t.Errorf("audit events %d -> %d, want no request to have reached kube-apiserver: %+v", e0, len(events), events[e0:])
 		}
 	} else {
 		framework.Eventually(t, 10*time.Second, 250*time.Millisecond, func() (bool, string) {
-			events := lookupAudit(t)
+			events := framework.AuditEvents(t)
 			for _, e := range lookupListsBy(events[min(e0, len(events)):], user, ns) {
 				if e.ResponseStatus.Code == 403 {
 					return true, ""

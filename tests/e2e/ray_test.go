@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"ray-webhook/tests/e2e/framework"
 )
@@ -159,3 +161,116 @@ func searchConf(ip, domain string, namespaces ...string) string {
 func onlyNameserver(ip string) string {
 	return fmt.Sprintf("nameserver %s\n", ip)
 }
+
+// headPoll is one listing of the live heads (not being deleted, not
+// Failed or Succeeded): cluster -> head names.
+type headPoll struct {
+	at    time.Time
+	heads map[string][]string
+}
+
+// headPoller lists the live heads of NS every 0.5 s until stopped.
+type headPoller struct {
+	mu    sync.Mutex
+	polls []headPoll
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func pollLiveHeads(t testing.TB, ns string, interval time.Duration) *headPoller {
+	c := framework.Attach(t)
+	p := &headPoller{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			list, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "ray.io/node-type=head"})
+			cancel()
+			if err == nil {
+				poll := headPoll{at: time.Now(), heads: map[string][]string{}}
+				for i := range list.Items {
+					if live(&list.Items[i]) {
+						cl := list.Items[i].Labels["ray.io/cluster"]
+						poll.heads[cl] = append(poll.heads[cl], list.Items[i].Name)
+					}
+				}
+				p.mu.Lock()
+				p.polls = append(p.polls, poll)
+				p.mu.Unlock()
+			}
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+func (p *headPoller) Stop() {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
+	<-p.done
+}
+
+// seen is every head of cluster C listed at some poll, sorted.
+func (p *headPoller) seen(cluster string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	set := map[string]bool{}
+	for _, poll := range p.polls {
+		for _, h := range poll.heads[cluster] {
+			set[h] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+func sortedKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// twoLive describes every poll at which one cluster had more than one live head.
+func (p *headPoller) twoLive() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, poll := range p.polls {
+		for cl, hs := range poll.heads {
+			if len(hs) > 1 {
+				out = append(out, fmt.Sprintf("%s %s: %v", poll.at.Format("15:04:05.000"), cl, hs))
+			}
+		}
+	}
+	return out
+}
+
+// count is the number of polls so far.
+func (p *headPoller) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.polls)
+}
+
+// kubeRayHeadName is the head name KubeRay v1.6.2 itself gives cluster C
+// (utils.PodName): its first 50 characters, lower case, plus -head.
+func kubeRayHeadName(c string) string {
+	if len(c) > 50 {
+		c = c[:50]
+	}
+	return strings.ToLower(c) + "-head"
+}
+
+var rayServicesV1 = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayservices"}

@@ -47,17 +47,6 @@ func TestRequest(t *testing.T) {
 	t.Run("recorded", requestTestRecorded)
 }
 
-// requestFreePort is a port of IP nobody listens on right now.
-func requestFreePort(t testing.TB, ip string) int {
-	t.Helper()
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatalf("a free port on %s: %v", ip, err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // requestLines are the non-empty lines of FILE.
 func requestLines(file string) []string {
 	f, err := os.Open(file)
@@ -81,7 +70,7 @@ func requestTestRecorded(t *testing.T) {
 	ns := framework.NewNamespace(t, "request")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "requests.jsonl")
-	port := requestFreePort(t, c.WebhookIP2)
+	port := framework.FreePort(t, c.WebhookIP2)
 	addr := net.JoinHostPort(c.WebhookIP2, strconv.Itoa(port))
 	logFile, err := os.Create(filepath.Join(c.Logs, "go-recorder-"+ns+".log"))
 	if err != nil {

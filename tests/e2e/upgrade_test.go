@@ -29,23 +29,18 @@ import (
 	"hash/fnv"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"ray-webhook/tests/e2e/framework"
 )
 
 const upgradeService = "rayservice-upgraded-to-completion-40char" // 40 characters
-
-var rayServicesV1 = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayservices"}
 
 func TestRayServiceUpgrade(t *testing.T) {
 	framework.Attach(t)
@@ -72,86 +67,6 @@ func upgradeHeadName(c string) string {
 	h.Write([]byte(c))
 	p := strings.TrimRight(c[:49], "-.")
 	return fmt.Sprintf("%s-%08x-head", p, h.Sum64()&0xffffffff)
-}
-
-// upgradePoll is one listing of the live heads (not being deleted, not
-// Failed or Succeeded): cluster -> head names.
-type upgradePoll struct {
-	at    time.Time
-	heads map[string][]string
-}
-
-// upgradePoller lists the live heads of NS every 0.5 s until stopped.
-type upgradePoller struct {
-	mu    sync.Mutex
-	polls []upgradePoll
-	stop  chan struct{}
-	done  chan struct{}
-}
-
-func upgradeWatchHeads(t *testing.T, ns string) *upgradePoller {
-	c := framework.Attach(t)
-	p := &upgradePoller{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		tick := time.NewTicker(500 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			list, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "ray.io/node-type=head"})
-			cancel()
-			if err == nil {
-				poll := upgradePoll{at: time.Now(), heads: map[string][]string{}}
-				for i := range list.Items {
-					if live(&list.Items[i]) {
-						cl := list.Items[i].Labels["ray.io/cluster"]
-						poll.heads[cl] = append(poll.heads[cl], list.Items[i].Name)
-					}
-				}
-				p.mu.Lock()
-				p.polls = append(p.polls, poll)
-				p.mu.Unlock()
-			}
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	t.Cleanup(p.Stop)
-	return p
-}
-
-func (p *upgradePoller) Stop() {
-	select {
-	case <-p.stop:
-	default:
-		close(p.stop)
-	}
-	<-p.done
-}
-
-// seen is every head of cluster C listed at some poll, sorted.
-func (p *upgradePoller) seen(cluster string) []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	set := map[string]bool{}
-	for _, poll := range p.polls {
-		for _, h := range poll.heads[cluster] {
-			set[h] = true
-		}
-	}
-	return upgradeSorted(set)
-}
-
-func upgradeSorted(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // upgradeState is the RayService's active and pending cluster and its Ready condition.
@@ -196,7 +111,7 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	ctx := context.Background()
 	ns := framework.NewNamespace(t, "e2e-upgrade")
 	op := framework.Operator(t, release)
-	heads := upgradeWatchHeads(t, ns)
+	heads := pollLiveHeads(t, ns, 500*time.Millisecond)
 	t0 := time.Now()
 	framework.Create(t, ns, framework.Manifest(t, "testdata/rayservice-upgrade-v1.yaml", map[string]string{"NAME": upgradeService}))
 
@@ -293,7 +208,7 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	if nPolls == 0 {
 		t.Errorf("the heads were never listed")
 	}
-	if got, want := strings.Join(upgradeSorted(created), " "), strings.Join(upgradeSorted(stored), " "); got != want {
+	if got, want := strings.Join(sortedKeys(created), " "), strings.Join(sortedKeys(stored), " "); got != want {
 		t.Errorf("heads created (events) [%s], stored [%s]", got, want)
 	}
 	already := regexp.MustCompile(`pods \\?"[^"\\]*\\?" already exists`)
@@ -343,9 +258,8 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 			t.Errorf("through CoreDNS %s reaches %s, want %s", svc, got, want)
 		}
 	}
-	kr := func(cl string) string { return strings.ToLower(cl[:min(50, len(cl))]) + "-head" }
-	t.Logf("old cluster %s (%d characters): head %s (KubeRay would name it %s)", c1, len(c1), upgradeHeadName(c1), kr(c1))
-	t.Logf("new cluster %s: head %s (KubeRay would name it %s)", c2, upgradeHeadName(c2), kr(c2))
+	t.Logf("old cluster %s (%d characters): head %s (KubeRay would name it %s)", c1, len(c1), upgradeHeadName(c1), kubeRayHeadName(c1))
+	t.Logf("new cluster %s: head %s (KubeRay would name it %s)", c2, upgradeHeadName(c2), kubeRayHeadName(c2))
 	t.Logf("serving at %.0f s, switched at %.0f s, old RayCluster deleted at %.0f s; %d polls of the live heads, never two of one cluster",
 		tReady.Seconds(), tSwitched.Seconds(), tDeleted.Seconds(), nPolls)
 }

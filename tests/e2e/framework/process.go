@@ -183,3 +183,9 @@ func (c *Cluster) kubectl(ctx context.Context, args ...string) (string, error) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// FreePort is a TCP port nobody listens on at IP right now (the kernel's pick).
+func FreePort(t testing.TB, ip string) int {
+	t.Helper()
+	return freePort(t, ip)
+}
