@@ -118,13 +118,14 @@ func testLegacyShm(t *testing.T, op *framework.KubeRay) {
 	refusal := regexp.MustCompile(`admission webhook \\?"mutate\.pods\.ray-webhook\.io\\?" denied the request: container [^.]*\.`)
 	var quote string
 	framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, string) {
-		for _, line := range framework.Lines(op.Process.Log, "/dev/shm", "2 times") {
+		// This namespace's refusal: the other subtests' clusters meet the same shallow copy.
+		for _, line := range framework.Lines(op.Process.Log, "/dev/shm", "2 times", ns) {
 			if m := refusal.FindString(line); m != "" {
 				quote = strings.ReplaceAll(m, `\"`, `"`)
 				return true, ""
 			}
 		}
-		return false, "no refusal by mutate.pods.ray-webhook.io of a worker mounting /dev/shm 2 times in " + op.Process.Log
+		return false, "no refusal by mutate.pods.ray-webhook.io of a worker of " + ns + " mounting /dev/shm 2 times in " + op.Process.Log
 	})
 	// Not the API server's own validation, which names the field:
 	// spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/dev/shm": must be unique
