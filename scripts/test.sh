@@ -7,9 +7,9 @@
 #     replay tests under it, and the server's shutdown and edge cases;
 #  3. the libFuzzer targets for 60 seconds (FUZZ_SECONDS to change);
 #  4. the end-to-end suite on a whole cluster (kube-apiserver, etcd, the
-#     controllers, the scheduler, KWOK, CoreDNS) and KubeRay operators: its
-#     bash checks and its Go suite (scripts/e2e.sh; needs root for its
-#     network namespace). Its Go builds start right after the first build.
+#     controllers, the scheduler, KWOK, CoreDNS) and KubeRay operators: the Go
+#     suite, whose framework brings the cluster up (scripts/e2e.sh; needs root
+#     for its network namespace). Its Go builds start right after the first build.
 # `scripts/test.sh --quick` runs step 1 only. Ends with one "N passed, N failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -214,13 +214,8 @@ func testChartApplied(t *testing.T) {
 	// The server as the chart's Deployment runs it: its arguments (but the
 	// addresses and the certificate folder, which are this suite's) and env.
 	d := chartDeployment(t, plain)
-	var args, env []string
-	for _, a := range d.Spec.Template.Spec.Containers[0].Args {
-		if chartOwnFlag(a) {
-			continue
-		}
-		args = append(args, a)
-	}
+	args := framework.DeploymentArgs(d.Spec.Template.Spec.Containers[0].Args)
+	var env []string
 	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
 		if e.ValueFrom == nil {
 			env = append(env, e.Name+"="+e.Value)
@@ -308,17 +303,6 @@ func testChartApplied(t *testing.T) {
 	}
 	t.Logf("worker FQ_RAY_IP=%s; reviews of the Pods without ray.io/cluster: %d without matchConditions, %d with",
 		fq, sent("chart-no-cluster-a"), sent("chart-no-cluster-b")+sent("chart-empty-cluster-b"))
-}
-
-// chartOwnFlag: the flags whose values are this suite's (address, port,
-// certificate folder), not the Deployment's.
-func chartOwnFlag(a string) bool {
-	for _, p := range []string{"--port=", "--bind=", "--cert-dir=", "--tls-cert=", "--tls-key=", "--probe-port="} {
-		if strings.HasPrefix(a, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // chartRestoreDeploy puts back deploy/'s webhook configurations, and removes

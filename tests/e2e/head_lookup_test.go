@@ -697,17 +697,9 @@ func (s *lookupSuite) testWarnMode(t *testing.T) {
 	const cluster = "rc-warn"
 	ns := s.liveHead(t, "e2e-lookup-warn", cluster)
 	ctr := lookupWarnModeDeployment(t).Spec.Template.Spec.Containers[0]
-	var args, env []string
-	for _, a := range ctr.Args {
-		// This run's address, port and certificates instead (as StartReplica gives them).
-		skip := false
-		for _, f := range []string{"--port=", "--bind=", "--cert-dir=", "--tls-cert=", "--tls-key=", "--probe-port="} {
-			skip = skip || strings.HasPrefix(a, f)
-		}
-		if !skip {
-			args = append(args, a)
-		}
-	}
+	// This run's address, port and certificates instead (as StartReplica gives them).
+	args := framework.DeploymentArgs(ctr.Args)
+	var env []string
 	for _, e := range ctr.Env {
 		if e.Name == "CLUSTER_DOMAIN" {
 			env = append(env, e.Name+"="+e.Value)

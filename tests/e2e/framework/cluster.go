@@ -19,7 +19,7 @@ import (
 // EnvVar names the file of KEY=VALUE lines that describes the cluster.
 const EnvVar = "E2E_CLUSTER_ENV"
 
-// Cluster is what scripts/e2e.sh wrote to cluster.env, and clients for it.
+// Cluster is what BringUp wrote to cluster.env, and clients for it.
 type Cluster struct {
 	File string            // the cluster.env read
 	Env  map[string]string // every KEY=VALUE of it
@@ -85,9 +85,13 @@ func load() (*Cluster, error) {
 func readCluster() (*Cluster, error) {
 	file := os.Getenv(EnvVar)
 	if file == "" {
-		return nil, fmt.Errorf("%s is not set: it must name the cluster.env that `scripts/e2e.sh --up` writes "+
-			"(ls -t /tmp/ray-webhook-e2e.*/cluster.env), e.g. %s=/tmp/ray-webhook-e2e.XXXXXX/cluster.env go test ./", EnvVar, EnvVar)
+		return nil, fmt.Errorf("%s is not set and no cluster was brought up (run the tests through framework.Main)", EnvVar)
 	}
+	return readClusterFile(file)
+}
+
+// readClusterFile reads a cluster.env and makes the clients.
+func readClusterFile(file string) (*Cluster, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s=%s: %v", EnvVar, file, err)

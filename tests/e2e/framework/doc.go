@@ -1,17 +1,32 @@
-// Package framework attaches the Go end-to-end suite (tests/e2e/*_test.go) to
-// a cluster that scripts/e2e.sh brought up and left running (--up or --keep):
-// kube-apiserver, etcd, kube-controller-manager, kube-scheduler, KWOK's node
-// kwok-node-0, CoreDNS, the Ray stand-in and ray-webhook installed from
-// deploy/. It starts nothing of that itself; it only adds, per test, what a
-// test needs on top (an operator, a CoreDNS, a ray-webhook replica) and
-// removes it again.
+// Package framework runs the Go end-to-end suite (tests/e2e/*_test.go) on a
+// whole cluster: kube-apiserver, etcd, kube-controller-manager,
+// kube-scheduler, KWOK's node kwok-node-0, CoreDNS, the Ray stand-in and
+// ray-webhook installed from deploy/. BringUp starts that cluster and
+// Running.Stop stops it (Main does both around the tests, as envtest does for
+// controller-runtime's); per test, helpers add what a test needs on top (an
+// operator, a CoreDNS, a ray-webhook replica) and remove it again.
+//
+// Bringing up (BringUp, Main, cmd/e2e-cluster):
+//
+//   - Needs root (a network namespace, a local route, mount namespaces for
+//     the operators) and the binaries `scripts/e2e.sh --build` puts in
+//     tests/e2e/.bin. Every process logs to WORK/logs/NAME.log; WORK/processes
+//     lists them, so `e2e-cluster down` (WORK/stop.sh) stops a cluster whose
+//     starter has exited. On an error BringUp stops what it started.
+//   - Nothing is dialled but loopback and the suite's own 10.200.x addresses:
+//     etcd, the API server, the controllers and the operators listen on
+//     127.0.0.1; ray-webhook and CoreDNS on the host end of a veth pair to the
+//     "test host" namespace (a free 10.200.0.x/29); Pod addresses come from a
+//     range made local to this machine (POD_CIDR, default 10.200.64.0/22), so
+//     KWOK's addresses are never routed off it.
 //
 // The contract:
 //
 //   - The cluster is named by the file in env E2E_CLUSTER_ENV: KEY=VALUE lines
-//     written by scripts/e2e.sh (write_cluster_env). When E2E_CLUSTER_ENV is
-//     unset, the file is missing or a key is absent, every test fails with a
-//     message that says so; nothing is skipped.
+//     that BringUp wrote (WORK/cluster.env). Main sets it for the cluster it
+//     brings up; set by hand, the tests attach to a cluster left running
+//     (`scripts/e2e.sh --up`). When the file is unusable or a key is absent,
+//     every test fails with a message that says so; nothing is skipped.
 //   - Attach(t) returns the Cluster: those values, and client-go clients (typed
 //     Kube, Dynamic, the rest.Config) built from KUBECONFIG.
 //   - Every helper that takes t registers its own undo with t.Cleanup, so a

@@ -169,16 +169,6 @@ const (
 	helperURL = "E2E_FRAMEWORK_URL"
 )
 
-// Main runs the tests of m, unless the binary was started as this framework's
-// helper (HTTPGetInNetns without curl), in which case it does that job and
-// exits. Call it from TestMain: func TestMain(m *testing.M) { framework.Main(m) }.
-func Main(m interface{ Run() int }) {
-	if os.Getenv(helperEnv) == "httpget" {
-		os.Exit(helperGet(os.Getenv(helperURL)))
-	}
-	os.Exit(m.Run())
-}
-
 // helperGet prints the body and the status marker as curl -w does.
 func helperGet(url string) int {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{

@@ -2,12 +2,10 @@ package framework
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -48,14 +46,14 @@ var operatorMu sync.Mutex
 // Operator applies the CRDs of KubeRay RELEASE (the module that
 // E2E_DIR/RELEASE/go.mod requires: its config/crd/bases, `kubectl apply
 // --server-side --force-conflicts`, then condition Established), and starts
-// BIN/RELEASE as scripts/e2e.sh's start_operator does: the admin KUBECONFIG,
+// BIN/RELEASE (operatorCommand): the admin KUBECONFIG,
 // --metrics-addr and --health-probe-bind-address on free loopback ports,
 // --enable-leader-election=false, inside `unshare --mount` with RESOLV_CONF
 // bind-mounted on /etc/resolv.conf (its lookups go to the cluster's CoreDNS
 // alone), with ENV (KEY=VALUE) added to its environment. It returns once
 // /readyz answers 200. When t ends the operator is stopped, the finalizers of
 // the remaining custom resources of those CRDs are dropped and the CRDs
-// deleted (as remove_crds in scripts/e2e.sh). Only one Operator runs at a
+// deleted. Only one Operator runs at a
 // time: a second call fails t while the first is running.
 func Operator(t testing.TB, release string, env ...string) *KubeRay {
 	t.Helper()
@@ -83,13 +81,8 @@ func Operator(t testing.TB, release string, env ...string) *KubeRay {
 		t.Fatalf("Operator(%s): its CRDs not established: %v", release, err)
 	}
 	metrics, probe := freePort(t, "127.0.0.1"), freePort(t, "127.0.0.1")
-	args := []string{"--mount", "--", "sh", "-c", `mount --bind "$1" /etc/resolv.conf && shift && exec "$@"`,
-		"sh", c.ResolvConf, bin,
-		"--metrics-addr", "127.0.0.1:" + itoa(metrics),
-		"--health-probe-bind-address", "127.0.0.1:" + itoa(probe),
-		"--enable-leader-election=false"}
-	cmd := exec.Command("unshare", args...)
-	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.Kubeconfig), env...)
+	cmd := operatorCommand(c, release, metrics, probe)
+	cmd.Env = append(cmd.Env, env...)
 	k.Process = start(t, c, "operator-"+release, cmd)
 	waitHTTP(t, k.Process, "http://127.0.0.1:"+itoa(probe)+"/readyz", 90*time.Second)
 	t.Logf("operator %s running (pid %d, probes 127.0.0.1:%d, env %v, log %s)", release, k.Process.Pid(), probe, env, k.Process.Log)
@@ -99,27 +92,32 @@ func Operator(t testing.TB, release string, env ...string) *KubeRay {
 // crdDir is config/crd/bases of the ray-operator module E2E_DIR/RELEASE requires.
 func crdDir(t testing.TB, c *Cluster, release string) string {
 	t.Helper()
-	const mod = "github.com/ray-project/kuberay/ray-operator"
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	dir := filepath.Join(c.E2EDir, release)
-	cmd := func(args ...string) (string, error) {
-		x := exec.CommandContext(ctx, "go", args...)
-		x.Dir = dir
-		out, err := x.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("go %s in %s: %v: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(string(out)))
-		}
-		return strings.TrimSpace(string(out)), nil
-	}
-	if _, err := cmd("mod", "download", mod); err != nil {
+	dir, err := operatorCRDDir(c, release)
+	if err != nil {
 		t.Fatalf("Operator(%s): %v", release, err)
 	}
-	modDir, err := cmd("list", "-m", "-f", "{{.Dir}}", mod)
-	if err != nil || modDir == "" {
-		t.Fatalf("Operator(%s): the module directory of %s: %q %v", release, mod, modDir, err)
+	return dir
+}
+
+func operatorCRDDir(c *Cluster, release string) (string, error) {
+	dir, err := moduleDir(filepath.Join(c.E2EDir, release), "github.com/ray-project/kuberay/ray-operator")
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(modDir, "config", "crd", "bases")
+	return filepath.Join(dir, "config", "crd", "bases"), nil
+}
+
+// operatorCommand runs BIN/RELEASE in a mount namespace of its own whose
+// /etc/resolv.conf is RESOLV_CONF (CoreDNS alone): it reaches head Services
+// by name as a Pod does, and no name it looks up leaves this machine.
+func operatorCommand(c *Cluster, release string, metrics, probe int) *exec.Cmd {
+	cmd := exec.Command("unshare", "--mount", "--", "sh", "-c", `mount --bind "$1" /etc/resolv.conf && shift && exec "$@"`,
+		"sh", c.ResolvConf, filepath.Join(c.Bin, release),
+		"--metrics-addr", "127.0.0.1:"+itoa(metrics),
+		"--health-probe-bind-address", "127.0.0.1:"+itoa(probe),
+		"--enable-leader-election=false")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig)
+	return cmd
 }
 
 func readCRDs(t testing.TB, dir string) []CRD {

@@ -5,25 +5,22 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
 
-// Process is a program this framework started; it logs to Log.
+// Process is a program a test started; it logs to Log and is stopped when
+// the test ends.
 type Process struct {
 	Name string
 	Log  string
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
+	d    *daemon
 	once sync.Once
 }
 
@@ -40,60 +37,29 @@ func logFile(c *Cluster, name string) string {
 	return filepath.Join(c.Logs, fmt.Sprintf("go-%s-%d.log", name, logSeq[name]))
 }
 
-// start runs cmd with its output in LOGS/go-NAME-N.log and stops it when t
-// ends (SIGTERM, SIGKILL after 40 s).
+// start runs cmd with its output in LOGS/go-NAME-N.log (after a line naming
+// the command) and stops it when t ends. It stays in the test's process
+// group: a ^C of go test (which runs no cleanup) stops it too.
 func start(t testing.TB, c *Cluster, name string, cmd *exec.Cmd) *Process {
 	t.Helper()
-	p := &Process{Name: name, Log: logFile(c, name), cmd: cmd, done: make(chan struct{})}
-	f, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log := logFile(c, name)
+	d, err := launch(name, log, cmd, false, fmt.Sprintf("# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(cmd.Args, " ")))
 	if err != nil {
-		t.Fatalf("%s: log file: %v", name, err)
+		t.Fatalf("%v (%s)", err, cmd.Path)
 	}
-	fmt.Fprintf(f, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(cmd.Args, " "))
-	cmd.Stdout, cmd.Stderr = f, f
-	// The test's process group: a ^C of go test (which runs no cleanup)
-	// stops it too.
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		t.Fatalf("starting %s (%s): %v", name, cmd.Path, err)
-	}
-	go func() {
-		p.err = cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
+	p := &Process{Name: name, Log: log, d: d}
 	t.Cleanup(p.Stop)
 	return p
 }
 
 // Exited says whether the process has ended.
-func (p *Process) Exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *Process) Exited() bool { return p.d.exited() }
 
 // Pid is the process id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+func (p *Process) Pid() int { return p.d.cmd.Process.Pid }
 
 // Stop sends SIGTERM, waits at most 40 s, then SIGKILL; it is idempotent.
-func (p *Process) Stop() {
-	p.once.Do(func() {
-		if p.Exited() {
-			return
-		}
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(40 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
-}
+func (p *Process) Stop() { p.once.Do(p.d.stop) }
 
 // Tail is the end of the process's log (at most n lines).
 func (p *Process) Tail(n int) string {
@@ -101,45 +67,23 @@ func (p *Process) Tail(n int) string {
 	if err != nil {
 		return "(no log: " + err.Error() + ")"
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return lastLines(string(b), n)
 }
 
 // exitReason describes how the process ended.
 func (p *Process) exitReason() string {
-	if p.err == nil {
+	if p.d.err == nil {
 		return "exited with status 0"
 	}
-	return p.err.Error()
+	return p.d.err.Error()
 }
 
 // waitHTTP waits until GET url answers 200, failing t when timeout passes or
 // the process exits first (with the end of its log).
 func waitHTTP(t testing.TB, p *Process, url string, timeout time.Duration) {
 	t.Helper()
-	client := &http.Client{Timeout: 2 * time.Second}
-	reason, ok := poll1(timeout, 250*time.Millisecond, func() (bool, string) {
-		if p.Exited() {
-			return true, "exited"
-		}
-		resp, err := client.Get(url)
-		if err != nil {
-			return false, err.Error()
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return false, "status " + resp.Status
-		}
-		return true, ""
-	})
-	if p.Exited() {
-		t.Fatalf("%s %s before %s answered; the end of %s:\n%s", p.Name, p.exitReason(), url, p.Log, p.Tail(25))
-	}
-	if !ok {
-		t.Fatalf("%s: %s did not answer 200 within %v (%s); the end of %s:\n%s", p.Name, url, timeout, reason, p.Log, p.Tail(25))
+	if err := p.d.waitReady(plainProbe(url), timeout); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 const (
 	webhookNamespace = "ray-webhook-system"
 	// WebhookSlice is the EndpointSlice of Service ray-webhook that
-	// scripts/e2e.sh writes (no Pod backs the Service, so no controller does).
+	// BringUp writes (no Pod backs the Service, so no controller does).
 	WebhookSlice = "ray-webhook-e2e"
 	// routeCheckNamespace holds the dry-run Pods that show where the webhook
 	// calls go (the webhooks select every namespace but kube-system and

@@ -1,0 +1,80 @@
+package framework
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// clusterEnv is what BringUp learns on the way, for cluster.env.
+type clusterEnv struct {
+	rayWebhook, podCIDR                                 string
+	netns, webhookIP, webhookIP2, dnsIP, dnsIP2, peerIP string
+	etcdURL, apiServer, resolvConf                      string
+	deploySrc, webhookCerts, rendered, secretDir, saDir string
+	webhookToken, clusterDomain                         string
+	webhookArgs                                         []string
+	webhookPort, webhookPid                             int
+}
+
+// writeClusterEnv writes WORK/cluster.env, what Attach reads (KEY=VALUE
+// lines; the keys are Cluster's), and WORK/bench.env, what bench/apiserver.sh
+// reads of the same cluster.
+func (r *Running) writeClusterEnv() error {
+	e := r.env
+	lines := [][2]string{
+		{"KUBECONFIG", r.path("kubeconfig")},
+		{"KUBECTL", r.bin("kubectl")},
+		{"BIN", r.opts.Bin},
+		{"E2E_DIR", r.opts.E2EDir},
+		{"WORK", r.Work},
+		{"LOGS", r.path("logs")},
+		{"PKI", r.path("pki")},
+		{"APISERVER", e.apiServer},
+		{"NETNS", e.netns},
+		{"PEER_IP", e.peerIP},
+		{"DNS_IP", e.dnsIP},
+		{"DNS_IP2", e.dnsIP2},
+		{"POD_CIDR", e.podCIDR},
+		{"KWOK_TAINT", kwokTaint},
+		{"CLUSTER_DOMAIN", e.clusterDomain},
+		{"RESOLV_CONF", e.resolvConf},
+		{"RAY_WEBHOOK", e.rayWebhook},
+		{"WEBHOOK_IP", e.webhookIP},
+		{"WEBHOOK_IP2", e.webhookIP2},
+		{"WEBHOOK_PORT", itoa(e.webhookPort)},
+		{"WEBHOOK_CERT_DIR", e.secretDir},
+		{"WEBHOOK_ARGS", strings.Join(e.webhookArgs, " ")},
+		{"SA_DIR", e.saDir},
+		{"WEBHOOK_LOG", r.path("logs", "ray-webhook.log")},
+		{"WEBHOOK_TOKEN", e.webhookToken},
+		{"WEBHOOK_CERTS", e.webhookCerts},
+		{"DEPLOY_SRC", e.deploySrc},
+		{"RENDERED", e.rendered},
+		{"AUDIT_LOG", r.path("logs", "audit.log")},
+		{"REPO", r.opts.Repo},
+	}
+	var b strings.Builder
+	for _, kv := range lines {
+		fmt.Fprintf(&b, "%s=%s\n", kv[0], kv[1])
+	}
+	if err := os.WriteFile(r.ClusterEnv, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	bench := fmt.Sprintf(`KUBECONFIG=%s
+KUBECTL=%s
+PODLOAD=%s
+APISERVER=%s
+PKI=%s
+WEBHOOK_IP=%s
+WEBHOOK_PORT=%d
+WEBHOOK_CERT_DIR=%s
+RAY_WEBHOOK_PID=%d
+LOGS=%s
+BIN=%s
+E2E_DIR=%s
+KWOK_TAINT=%s
+`, r.path("kubeconfig"), r.bin("kubectl"), r.bin("podload"), e.apiServer, r.path("pki"), e.webhookIP, e.webhookPort,
+		e.secretDir, e.webhookPid, r.path("logs"), r.opts.Bin, r.opts.E2EDir, kwokTaint)
+	return os.WriteFile(r.path("bench.env"), []byte(bench), 0o644)
+}

@@ -1,0 +1,117 @@
+package framework
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// ip runs ip(8) with ARGS.
+func ip(args ...string) error {
+	out, err := exec.Command("ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// makePodRange makes the Pod addresses KWOK hands out local to this machine:
+// a route of type local for the whole range (any address in it is this host's
+// own), so the Ray stand-in listens on each Pod's address and what dials a Pod
+// reaches it. The range must be unused and unrouted.
+func (r *Running) makePodRange() error {
+	cidr := r.opts.PodCIDR
+	if _, _, err := net.ParseCIDR(cidr); err != nil {
+		return fmt.Errorf("E2E_POD_CIDR=%s: %v", cidr, err)
+	}
+	routes, _ := exec.Command("ip", "route", "show", "table", "all").Output()
+	if strings.Contains(string(routes), strings.Split(cidr, "/")[0]) {
+		return fmt.Errorf("the Pod range %s is already routed here (E2E_POD_CIDR to choose another)", cidr)
+	}
+	if err := ip("route", "add", "local", cidr, "dev", "lo"); err != nil {
+		return err
+	}
+	r.route = cidr
+	r.env.podCIDR = cidr
+	return r.recordProcesses()
+}
+
+// makeNetns makes the "test host": a network namespace joined to this one by
+// a veth pair in a free 10.200.0.x/29. The host end carries the two replica
+// addresses (.1, .2: ray-webhook listens there, and its lookup still reaches
+// kube-apiserver on 127.0.0.1; an EndpointSlice may not name loopback) and
+// the two CoreDNS addresses (.3, .4); the peer end (.6) is in the namespace,
+// which reaches the Pod range through the host end.
+func (r *Running) makeNetns() error {
+	out, _ := exec.Command("ip", "-4", "-o", "addr", "show").Output()
+	used := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, f := range strings.Fields(line) {
+			if a, _, ok := strings.Cut(f, "/"); ok && net.ParseIP(a) != nil {
+				used[a] = true
+			}
+		}
+	}
+	block := -1
+	for i := 0; i < 32 && block < 0; i++ {
+		free := true
+		for _, host := range []int{1, 2, 3, 4, 6} {
+			if used[fmt.Sprintf("10.200.0.%d", i*8+host)] {
+				free = false
+			}
+		}
+		if free {
+			block = i
+		}
+	}
+	if block < 0 {
+		return fmt.Errorf("no free /29 in 10.200.0.0/24")
+	}
+	addr := func(host int) string { return fmt.Sprintf("10.200.0.%d", block*8+host) }
+	pid := os.Getpid()
+	ns, hostIf, peerIf := fmt.Sprintf("rwe2e-%d", pid), fmt.Sprintf("rwe2e%dh", pid), fmt.Sprintf("rwe2e%dp", pid)
+	if err := ip("netns", "add", ns); err != nil {
+		return fmt.Errorf("%v (root and CAP_NET_ADMIN are needed)", err)
+	}
+	r.netns = ns
+	if err := r.recordProcesses(); err != nil {
+		return err
+	}
+	e := &r.env
+	e.netns, e.webhookIP, e.webhookIP2, e.dnsIP, e.dnsIP2, e.peerIP = ns, addr(1), addr(2), addr(3), addr(4), addr(6)
+	steps := [][]string{
+		{"link", "add", hostIf, "type", "veth", "peer", "name", peerIf},
+		{"link", "set", peerIf, "netns", ns},
+		{"addr", "add", e.webhookIP + "/29", "dev", hostIf},
+		{"addr", "add", e.webhookIP2 + "/29", "dev", hostIf},
+		{"addr", "add", e.dnsIP + "/29", "dev", hostIf},
+		{"addr", "add", e.dnsIP2 + "/29", "dev", hostIf},
+		{"link", "set", hostIf, "up"},
+		{"netns", "exec", ns, "ip", "addr", "add", e.peerIP + "/29", "dev", peerIf},
+		{"netns", "exec", ns, "ip", "link", "set", peerIf, "up"},
+		{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
+		{"netns", "exec", ns, "ip", "route", "add", r.opts.PodCIDR, "via", e.webhookIP},
+	}
+	for _, s := range steps {
+		if err := ip(s...); err != nil {
+			return err
+		}
+	}
+	r.logf("network namespace %s: host end %s and %s (%s), peer %s", ns, e.webhookIP, e.webhookIP2, hostIf, e.peerIP)
+	return nil
+}
+
+// removeNetwork undoes makeNetns (the veth pair goes with the namespace) and makePodRange.
+func (r *Running) removeNetwork() {
+	if r.netns != "" {
+		_ = ip("netns", "del", r.netns)
+		os.RemoveAll("/etc/netns/" + r.netns)
+		r.netns = ""
+	}
+	if r.route != "" {
+		_ = ip("route", "del", "local", r.route, "dev", "lo")
+		r.route = ""
+	}
+}
