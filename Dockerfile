@@ -25,15 +25,20 @@ RUN bash scripts/build.sh
 # Stage the binary and every shared library it loads, except those that come
 # with the runtime base image (glibc, libgcc_s, libstdc++, zlib): cpp-httplib,
 # OpenSSL 3, fmt, simdjson, prometheus-cpp, brotli, whatever ldd lists (spdlog
-# is compiled in from its headers).
+# is compiled in from its headers). bundled-libraries.tsv names the Debian
+# package and version each came from, for the image's bill of materials.
 RUN set -eu; \
-    mkdir -p /out/usr/local/bin /out/usr/local/lib/ray-webhook /out/etc/ld.so.conf.d; \
+    mkdir -p /out/usr/local/bin /out/usr/local/lib/ray-webhook /out/usr/local/share/ray-webhook /out/etc/ld.so.conf.d; \
     cp build/ray-webhook /out/usr/local/bin/; \
     strip --strip-unneeded /out/usr/local/bin/ray-webhook; \
     for lib in $(ldd build/ray-webhook | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do \
       case "${lib##*/}" in \
         libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*|libgcc_s.so.*|libstdc++.so.*|libz.so.*) ;; \
-        *) cp -L "$lib" /out/usr/local/lib/ray-webhook/ ;; \
+        *) cp -L "$lib" /out/usr/local/lib/ray-webhook/; \
+         pkg=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "/usr$lib"); \
+         pkg=${pkg%%:*}; \
+         printf '%s\t%s\t%s\n' "${lib##*/}" "$pkg" "$(dpkg-query -W -f '${Version}' "$pkg")" \
+           >> /out/usr/local/share/ray-webhook/bundled-libraries.tsv ;; \
       esac; \
     done; \
     echo /usr/local/lib/ray-webhook > /out/etc/ld.so.conf.d/ray-webhook.conf
@@ -43,7 +48,10 @@ LABEL org.opencontainers.image.title="ray-webhook" \
       org.opencontainers.image.description="Kubernetes admission webhook for the Pods of KubeRay clusters"
 COPY --from=build /out/ /
 # Fails the image build when a library is missing.
+# (ldconfig's aux-cache holds inode numbers and times: dropped, so that two
+# builds of one commit give one image.)
 RUN ldconfig \
+ && rm -f /var/cache/ldconfig/aux-cache \
  && if ldd /usr/local/bin/ray-webhook | grep 'not found'; then exit 1; fi \
  && ray-webhook --version
 # A numeric, non-root user, so Kubernetes' runAsNonRoot can check it.

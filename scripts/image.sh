@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Builds the container image users install, without a Docker engine:
+#   scripts/image.sh            the base (cached), the image, its OCI archive,
+#                               digest and software bill of materials
+#   scripts/image.sh --base     only the Debian 12 base
+# 1. The base: debootstrap --variant=minbase bookworm from Debian's packages,
+#    pruned of logs, caches and per-machine files, every mtime clamped to the
+#    commit's time, imported as localhost/debian:bookworm-slim. Cached in
+#    build/image/base/ (rebuilt when this script's base recipe changes).
+# 2. The image: the shipped Dockerfile, unchanged, built by buildah
+#    (--isolation chroot) from a clean export of HEAD (git archive), with
+#    --timestamp set to the commit's time (SOURCE_DATE_EPOCH) so two builds of
+#    one commit give one digest, and the OCI labels version, revision, source
+#    and licenses.
+# 3. build/image/ray-webhook-VERSION.oci.tar, .digest (the manifest's
+#    sha256) and .spdx.json (SPDX 2.3: ray-webhook, the Debian packages of the
+#    base, and each bundled library with the package it was copied from).
+# IMAGE_SOURCE and IMAGE_LICENSES set those two labels (the project names
+# no public repository or license of its own yet: NOASSERTION, as SPDX says).
+# VERSION is the project's one version (CMakeLists.txt's project()); needs
+# root, buildah, debootstrap and skopeo (installed with apt-get when missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+out="$repo/build/image"
+base_only=0
+[ "${1:-}" = "--base" ] && base_only=1
+
+log() { printf '%s image: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+missing=()
+for t in buildah:buildah debootstrap:debootstrap skopeo:skopeo python3:python3; do
+  command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+    || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; } \
+    || die "could not install ${missing[*]}"
+fi
+
+version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' CMakeLists.txt)"
+[ -n "$version" ] || die "no version in CMakeLists.txt's project()"
+revision="$(git rev-parse HEAD)"
+epoch="$(git log -1 --format=%ct HEAD)"
+export SOURCE_DATE_EPOCH="$epoch"
+# vfs: no overlay mounts needed (they are refused in some sandboxes); slower, same digest.
+export STORAGE_DRIVER="${STORAGE_DRIVER:-vfs}"
+mkdir -p "$out/base"
+
+# ---------------------------------------------------------------- the base
+suite=bookworm
+mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+base_tag=localhost/debian:bookworm-slim
+# The recipe: what the base is made from; a change rebuilds it.
+base_recipe="$( { echo "$suite $mirror"; dpkg-query -W -f '${Version}' debootstrap; sed -n '/^make_base() {/,/^}/p' "$0"; } | sha256sum | cut -c1-16)"
+make_base() {
+  local root="$out/base/rootfs"
+  rm -rf "$root"
+  log "debootstrap --variant=minbase $suite ($mirror)"
+  debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$out/base/debootstrap.log" 2>&1 \
+    || { tail -20 "$out/base/debootstrap.log" >&2; die "debootstrap failed"; }
+  # What differs from one run to the next and no program needs: logs, the
+  # package lists and caches, dpkg's backups, ldconfig's stat cache, the
+  # machine's identity. (The official slim images drop the same.)
+  rm -rf "$root"/var/log/* "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* \
+    "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old "$root"/var/cache/ldconfig/aux-cache \
+    "$root"/debootstrap "$root"/tmp/* "$root"/var/tmp/* "$root"/usr/share/doc/*/changelog* \
+    "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/usr/share/locale/*
+  : >"$root/etc/machine-id"
+  rm -f "$root/var/lib/dbus/machine-id" "$root/etc/resolv.conf" "$root/etc/hostname"
+  # shadow's "last changed" day is the day debootstrap ran.
+  sed -i -E "s/^([^:]*:[^:]*:)[0-9]+:/\1$((epoch / 86400)):/" "$root/etc/shadow"
+  [ ! -f "$root/etc/shadow-" ] || sed -i -E "s/^([^:]*:[^:]*:)[0-9]+:/\1$((epoch / 86400)):/" "$root/etc/shadow-"
+  tar -C "$root" --sort=name --mtime="@$epoch" --clamp-mtime --numeric-owner \
+    --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime -cf "$out/base/rootfs.tar.tmp" .
+  mv "$out/base/rootfs.tar.tmp" "$out/base/rootfs.tar"
+  rm -rf "$root"
+}
+import_base() {
+  local ctr
+  buildah rmi -f "$base_tag" >/dev/null 2>&1 || true
+  ctr="$(buildah from scratch)"
+  buildah add --quiet "$ctr" "$out/base/rootfs.tar" / >/dev/null
+  buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd bash \
+    --created-by "debootstrap --variant=minbase $suite" "$ctr"
+  buildah commit --quiet --timestamp "$epoch" --rm "$ctr" "$base_tag" >/dev/null
+}
+if [ ! -f "$out/base/rootfs.tar" ] || [ "$(cat "$out/base/recipe" 2>/dev/null)" != "$base_recipe" ]; then
+  t0=$SECONDS
+  make_base
+  echo "$base_recipe" >"$out/base/recipe"
+  log "base made in $((SECONDS - t0)) s ($(du -m "$out/base/rootfs.tar" | cut -f1) MB)"
+fi
+import_base
+log "base $base_tag: $(buildah inspect --type image --format '{{.FromImageDigest}}' "$base_tag")"
+[ "$base_only" = 1 ] && exit 0
+
+# ---------------------------------------------------------------- the image
+context="$(mktemp -d)"
+trap 'rm -rf "$context"' EXIT
+git archive HEAD | tar -x -C "$context"
+tag="ray-webhook:$version"
+t0=$SECONDS
+log "buildah build $tag at ${revision:0:12} (SOURCE_DATE_EPOCH=$epoch)"
+buildah rmi -f "localhost/$tag" >/dev/null 2>&1 || true
+buildah build --isolation chroot --timestamp "$epoch" --layers=false \
+  --build-arg DEBIAN_IMAGE="$base_tag" \
+  --label org.opencontainers.image.version="$version" \
+  --label org.opencontainers.image.revision="$revision" \
+  --label org.opencontainers.image.source="${IMAGE_SOURCE:-NOASSERTION}" \
+  --label org.opencontainers.image.licenses="${IMAGE_LICENSES:-NOASSERTION}" \
+  --label org.opencontainers.image.created="$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ)" \
+  -t "$tag" -f "$context/Dockerfile" "$context" >"$out/build.log" 2>&1 \
+  || { tail -30 "$out/build.log" >&2; die "buildah build failed (build/image/build.log)"; }
+log "built in $((SECONDS - t0)) s"
+
+archive="$out/ray-webhook-$version.oci.tar"
+rm -f "$archive"
+buildah push --quiet "$tag" "oci-archive:$archive:$tag" >/dev/null
+digest="$(skopeo inspect --format '{{.Digest}}' "oci-archive:$archive")"
+echo "$digest" >"$out/ray-webhook-$version.digest"
+
+# The bill of materials, from the image's own files.
+ctr="$(buildah from --quiet "$tag")"
+root="$(buildah mount "$ctr")"
+python3 scripts/image_sbom.py --root "$root" --name ray-webhook --version "$version" --revision "$revision" \
+  --digest "$digest" --epoch "$epoch" >"$out/ray-webhook-$version.spdx.json"
+buildah umount "$ctr" >/dev/null
+buildah rm "$ctr" >/dev/null
+log "$archive ($(du -m "$archive" | cut -f1) MB), $digest"
