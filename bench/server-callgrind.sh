@@ -19,7 +19,8 @@
 #
 # Instruction counts do not depend on what else runs on the machine. They are
 # not times: a `rep movsb` counts once per byte, and valgrind runs simdjson's
-# haswell kernels (it has no AVX-512). bench/README.md, items 35 and 36.
+# haswell kernels (it has no AVX-512). bench/journal/35-info-line-by-hand.md and
+# bench/journal/36-kept-out-startup-at-o2.md.
 # Builds Release into build-bench/ like bench/load.sh; --keep DIR keeps the
 # callgrind.out files for callgrind_annotate. Installs valgrind and curl when missing.
 set -euo pipefail

@@ -7,7 +7,8 @@
 #    into BUILD_DIR/pgo-profile/;
 # 3. configures BUILD_DIR again with RAY_WEBHOOK_PGO=use.
 # It builds nothing else: the caller's next `cmake --build BUILD_DIR` compiles
-# the core with the profile (and the rest as usual). Why: bench/README.md, item 29.
+# the core with the profile (and the rest as usual). Why:
+# bench/journal/29-profile-guided-core.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: scripts/build-with-profile.sh BUILD_DIR [CMAKE_ARG...]" >&2; exit 2; }

@@ -1,309 +1,16 @@
 #include "command_line.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 
 #include "ray_webhook/core/dns_name.h"
-#include "ray_webhook/kube/https_get.h"
+#include "ray_webhook/kube/kube_api_client.h"
 
 namespace ray_webhook {
 namespace {
 
-using std::chrono::microseconds;
-using std::chrono::milliseconds;
-
-bool ParseInt(std::string_view text, int min, int max, int* out) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
-  *out = v;
-  return true;
-}
-
-// "2s", "500ms", "50us", "1m" or a bare number of seconds, from min up to max.
-std::optional<microseconds> ParseDuration(std::string_view s, microseconds min, microseconds max) {
-  long long scale = 1000000;
-  if (s.ends_with("us")) {
-    scale = 1;
-    s.remove_suffix(2);
-  } else if (s.ends_with("ms")) {
-    scale = 1000;
-    s.remove_suffix(2);
-  } else if (s.ends_with("s")) {
-    s.remove_suffix(1);
-  } else if (s.ends_with("m")) {
-    scale = 60000000;
-    s.remove_suffix(1);
-  }
-  int n = 0;
-  if (!ParseInt(s, 0, 3600 * 1000, &n)) return std::nullopt;
-  const microseconds d(n * scale);
-  if (d < min || d > max) return std::nullopt;
-  return d;
-}
-
-// The shortest of "Ns", "Nms" and "Nus" that is exact.
-std::string ShowDuration(microseconds d) {
-  const long long us = d.count();
-  if (us % 1000000 == 0) return std::to_string(us / 1000000) + "s";
-  if (us % 1000 == 0) return std::to_string(us / 1000) + "ms";
-  return std::to_string(us) + "us";
-}
-
+// "value", as the errors quote what they were given.
 std::string Got(std::string_view value) { return "\"" + std::string(value) + "\""; }
-
-Status IntFlag(std::string_view name, std::string_view v, int min, int max, int* out) {
-  if (ParseInt(v, min, max, out)) return Status::Ok();
-  return Status::Error(std::string(name) + " must be a number from " + std::to_string(min) + " to " +
-                       std::to_string(max) + ", got " + Got(v));
-}
-
-template <typename Duration>
-Status DurationFlag(std::string_view name, std::string_view v, microseconds min, microseconds max,
-                    std::string_view examples_and_bound, Duration* out) {
-  auto d = ParseDuration(v, min, max);
-  if (!d) {
-    return Status::Error(std::string(name) + " must be a duration such as " + std::string(examples_and_bound) +
-                         "; got " + Got(v));
-  }
-  *out = std::chrono::duration_cast<Duration>(*d);
-  return Status::Ok();
-}
-
-Status RuleModeFlag(std::string_view name, std::string_view v, RuleMode* out) {
-  if (v == "enforce") {
-    *out = RuleMode::kEnforce;
-  } else if (v == "warn") {
-    *out = RuleMode::kWarn;
-  } else if (v == "off") {
-    *out = RuleMode::kOff;
-  } else {
-    return Status::Error(std::string(name) + " must be enforce, warn or off; got " + Got(v));
-  }
-  return Status::Ok();
-}
-
-std::string ShowRuleMode(RuleMode m) {
-  return m == RuleMode::kEnforce ? "enforce" : m == RuleMode::kWarn ? "warn" : "off";
-}
-
-std::string ShowHeadUniqueness(HeadUniqueness h) {
-  return h.name && h.lookup ? "name+lookup" : h.name ? "name" : h.lookup ? "lookup" : "off";
-}
-
-constexpr std::string_view kServeSection = "serve flags";
-constexpr std::string_view kHeadSection = "head uniqueness (one head Pod per RayCluster)";
-constexpr std::string_view kRulesSection = "other rules";
-constexpr std::string_view kAuditSection = "cluster audit (needs list RBAC: deploy/overlays/audit)";
-
-ServerConfig& Server(ServeSettings& s) { return s.command.config; }
-const ServerConfig& Server(const ServeSettings& s) { return s.command.config; }
-std::string None(const ServeSettings&) { return ""; }
-
-// The flags of `serve`, in the order the usage lists them.
-const ServeFlag kServeFlags[] = {
-    {"--bind", "ADDR", kServeSection, "address to listen on",
-     [](ServeSettings& s, std::string_view v) {
-       Server(s).bind_address = std::string(v);
-       return Status::Ok();
-     },
-     [](const ServeSettings& s) { return Server(s).bind_address; }},
-    {"--port", "N", kServeSection, "HTTPS port",
-     [](ServeSettings& s, std::string_view v) { return IntFlag("--port", v, 1, 65535, &Server(s).port); },
-     [](const ServeSettings& s) { return std::to_string(Server(s).port); }},
-    {"--probe-port", "N", kServeSection,
-     "plain-HTTP port for /healthz and /readyz only, for kubelet probes; 0 turns it off",
-     [](ServeSettings& s, std::string_view v) { return IntFlag("--probe-port", v, 0, 65535, &Server(s).probe_port); },
-     [](const ServeSettings& s) { return std::to_string(Server(s).probe_port); }},
-    {"--tls-cert", "FILE", kServeSection, "serving certificate, PEM (reloaded when the file changes)",
-     [](ServeSettings& s, std::string_view v) {
-       Server(s).tls.cert_file = std::string(v);
-       return Status::Ok();
-     },
-     None},
-    {"--tls-key", "FILE", kServeSection, "private key of the serving certificate, PEM",
-     [](ServeSettings& s, std::string_view v) {
-       Server(s).tls.key_file = std::string(v);
-       return Status::Ok();
-     },
-     None},
-    {"--cert-dir", "DIR", kServeSection, "DIR/tls.crt and DIR/tls.key instead (controller-runtime's layout)",
-     [](ServeSettings& s, std::string_view v) {
-       s.cert_dir = std::string(v);
-       return Status::Ok();
-     },
-     None},
-    {"--cert-reload-interval", "D", kServeSection, "how often the certificate files are checked for new bytes",
-     [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--cert-reload-interval", v, milliseconds(1), std::chrono::minutes(10),
-                           "5s or 500ms, at most 10m", &Server(s).tls.reload_interval);
-     },
-     [](const ServeSettings& s) { return ShowDuration(Server(s).tls.reload_interval); }},
-    {"--client-ca", "FILE", kServeSection, "require client certificates signed by this CA (API server authentication)",
-     [](ServeSettings& s, std::string_view v) {
-       Server(s).tls.client_ca_file = std::string(v);
-       return Status::Ok();
-     },
-     None},
-    {"--tls-min-version", "V", kServeSection, "1.2 or 1.3",
-     [](ServeSettings& s, std::string_view v) {
-       if (v != "1.2" && v != "1.3") return Status::Error("--tls-min-version must be 1.2 or 1.3; got " + Got(v));
-       Server(s).tls.min_version = v == "1.3" ? 13 : 12;
-       return Status::Ok();
-     },
-     [](const ServeSettings& s) { return std::string(Server(s).tls.min_version == 13 ? "1.3" : "1.2"); }},
-    {"--cluster-domain", "DOMAIN", kServeSection, "cluster DNS domain for FQ_RAY_IP; must match the KubeRay operator's",
-     [](ServeSettings& s, std::string_view v) {
-       s.cluster_domain = std::string(v);
-       return Status::Ok();
-     },
-     [](const ServeSettings& s) { return "$CLUSTER_DOMAIN, else " + Server(s).policy.cluster_domain; }},
-    {"--threads", "N", kServeSection, "workers for reviews that wait on the Kubernetes API, started on demand",
-     [](ServeSettings& s, std::string_view v) { return IntFlag("--threads", v, 1, 4096, &Server(s).threads); },
-     [](const ServeSettings& s) { return std::to_string(Server(s).threads); }},
-    {"--max-connections", "N", kServeSection,
-     "connections open at once; beyond it a new one closes the oldest idle one",
-     [](ServeSettings& s, std::string_view v) {
-       return IntFlag("--max-connections", v, 1, 65536, &Server(s).max_connections);
-     },
-     [](const ServeSettings& s) { return std::to_string(Server(s).max_connections); }},
-    {"--idle-timeout", "D", kServeSection, "keep-alive wait between requests",
-     [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--idle-timeout", v, milliseconds(1), std::chrono::minutes(10), "5s or 500ms, at most 10m",
-                           &Server(s).idle_timeout);
-     },
-     [](const ServeSettings& s) { return ShowDuration(Server(s).idle_timeout); }},
-    {"--request-timeout", "D", kServeSection, "deadline to read and answer one request; slower clients are cut off",
-     [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--request-timeout", v, milliseconds(1), std::chrono::minutes(10),
-                           "5s or 500ms, at most 10m", &Server(s).request_timeout);
-     },
-     [](const ServeSettings& s) { return ShowDuration(Server(s).request_timeout); }},
-    {"--busy-poll", "D", kServeSection,
-     "after a short wait, poll this long for the next request before sleeping; 0 turns it off",
-     [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--busy-poll", v, microseconds(0), milliseconds(1), "50us or 0, at most 1ms",
-                           &Server(s).busy_poll);
-     },
-     [](const ServeSettings& s) { return ShowDuration(Server(s).busy_poll); }},
-    {"--drain-delay", "D", kServeSection, "after SIGTERM, /readyz is 503 and new connections are still accepted for D",
-     [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--drain-delay", v, milliseconds(0), std::chrono::minutes(10), "5s or 500ms, at most 10m",
-                           &Server(s).drain_delay);
-     },
-     [](const ServeSettings& s) { return ShowDuration(Server(s).drain_delay); }},
-    {"--shutdown-grace", "D", kServeSection, "then in-flight requests finish; exit within D",
-     [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--shutdown-grace", v, milliseconds(1), std::chrono::minutes(10), "5s or 500ms, at most 10m",
-                           &Server(s).shutdown_grace);
-     },
-     [](const ServeSettings& s) { return ShowDuration(Server(s).shutdown_grace); }},
-    {"--log-level", "LEVEL", kServeSection, "trace, debug, info, warn, error, critical or off",
-     [](ServeSettings& s, std::string_view v) {
-       for (std::string_view level : {"trace", "debug", "info", "warn", "error", "critical", "off"}) {
-         if (v == level) {
-           s.command.log_level = std::string(v);
-           return Status::Ok();
-         }
-       }
-       return Status::Error("--log-level must be one of trace, debug, info, warn, error, critical, off; got " + Got(v));
-     },
-     [](const ServeSettings& s) { return s.command.log_level; }},
-
-    {"--head-uniqueness", "MODE", kHeadSection, "name, lookup, name+lookup or off",
-     [](ServeSettings& s, std::string_view v) {
-       HeadUniqueness& h = Server(s).policy.head_uniqueness;
-       if (v == "name") {
-         h = {true, false};
-       } else if (v == "lookup") {
-         h = {false, true};
-       } else if (v == "name+lookup") {
-         h = {true, true};
-       } else if (v == "off") {
-         h = {false, false};
-       } else {
-         return Status::Error("--head-uniqueness must be name, lookup, name+lookup or off; got " + Got(v));
-       }
-       return Status::Ok();
-     },
-     [](const ServeSettings& s) { return ShowHeadUniqueness(Server(s).policy.head_uniqueness); }},
-    {"--head-name-mode", "M", kHeadSection, "the deterministic head name rule: enforce, warn or off",
-     [](ServeSettings& s, std::string_view v) {
-       return RuleModeFlag("--head-name-mode", v, &Server(s).policy.head_name_mode);
-     },
-     [](const ServeSettings& s) { return ShowRuleMode(Server(s).policy.head_name_mode); }},
-    {"--second-head-mode", "M", kHeadSection, "the second-head lookup: enforce, warn or off",
-     [](ServeSettings& s, std::string_view v) {
-       return RuleModeFlag("--second-head-mode", v, &Server(s).policy.second_head_mode);
-     },
-     [](const ServeSettings& s) { return ShowRuleMode(Server(s).policy.second_head_mode); }},
-    {"--head-lookup-failure", "A", kHeadSection, "when the API cannot answer: allow (with a warning) or deny",
-     [](ServeSettings& s, std::string_view v) {
-       if (v != "allow" && v != "deny") {
-         return Status::Error("--head-lookup-failure must be allow or deny; got " + Got(v));
-       }
-       Server(s).policy.deny_on_lookup_failure = v == "deny";
-       return Status::Ok();
-     },
-     [](const ServeSettings& s) { return std::string(Server(s).policy.deny_on_lookup_failure ? "deny" : "allow"); }},
-    {"--kube-api-server", "URL", kHeadSection, "Kubernetes API",
-     [](ServeSettings& s, std::string_view v) {
-       if (!ParseHttpsUrl(v)) {
-         return Status::Error(
-             "--kube-api-server must be an https://HOST[:PORT] URL (an IPv6 address in brackets); got " + Got(v));
-       }
-       s.api_server = std::string(v);
-       return Status::Ok();
-     },
-     [](const ServeSettings&) { return std::string("https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT"); }},
-    {"--kube-token-file", "FILE", kHeadSection, "bearer token, re-read when it changes",
-     [](ServeSettings& s, std::string_view v) {
-       s.token_file = std::string(v);
-       return Status::Ok();
-     },
-     [](const ServeSettings&) { return std::string("the service account's"); }},
-    {"--kube-ca-file", "FILE", kHeadSection, "CA of the API server",
-     [](ServeSettings& s, std::string_view v) {
-       s.ca_file = std::string(v);
-       return Status::Ok();
-     },
-     [](const ServeSettings&) { return std::string("the service account's"); }},
-    {"--kube-api-timeout", "D", kHeadSection, "lookup timeout",
-     [](ServeSettings& s, std::string_view v) {
-       return DurationFlag("--kube-api-timeout", v, milliseconds(1), std::chrono::seconds(60),
-                           "2s or 500ms, at most 60s", &Server(s).kube_api.timeout);
-     },
-     [](const ServeSettings& s) { return ShowDuration(Server(s).kube_api.timeout); }},
-
-    {"--duplicate-mount-mode", "M", kRulesSection, "enforce, warn or off",
-     [](ServeSettings& s, std::string_view v) {
-       return RuleModeFlag("--duplicate-mount-mode", v, &Server(s).policy.duplicate_mount_mode);
-     },
-     [](const ServeSettings& s) { return ShowRuleMode(Server(s).policy.duplicate_mount_mode); }},
-
-    {"--audit-interval", "D", kAuditSection,
-     "audit the cluster's Ray Pods and objects every D in the background, into the audit gauges of /metrics; "
-     "off or 0 turns it off",
-     [](ServeSettings& s, std::string_view v) {
-       if (v == "off" || v == "0") {
-         Server(s).audit_interval = milliseconds(0);
-         return Status::Ok();
-       }
-       return DurationFlag("--audit-interval", v, std::chrono::seconds(1), std::chrono::minutes(1440),
-                           "5m or 30s, from 1s to 1440m, or off", &Server(s).audit_interval);
-     },
-     [](const ServeSettings& s) {
-       return Server(s).audit_interval.count() == 0 ? std::string("off") : ShowDuration(Server(s).audit_interval);
-     }},
-};
-
-const ServeFlag* FindServeFlag(std::string_view name) {
-  for (const ServeFlag& f : kServeFlags) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
 
 // Splits "--flag=value" or takes the next argument as the value.
 class FlagReader {
@@ -435,10 +142,6 @@ Result<Command> ParseReview(const std::vector<std::string>& args, const EnvLooku
   return cmd;
 }
 
-// The flags of serve that audit takes too: the API and the cluster domain.
-constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server", "--kube-token-file", "--kube-ca-file",
-                                                  "--kube-api-timeout", "--cluster-domain"};
-
 Result<Command> ParseAudit(const std::vector<std::string>& args, const EnvLookup& env) {
   ServeSettings s;
   s.command.kind = CommandKind::kAudit;
@@ -471,8 +174,7 @@ Result<Command> ParseAudit(const std::vector<std::string>& args, const EnvLookup
         return Status::Error("audit: --namespace must be a namespace name; got " + Got(*v));
       }
       s.command.audit_namespace = *v;
-    } else if (std::find(std::begin(kAuditSharedFlags), std::end(kAuditSharedFlags), arg) !=
-               std::end(kAuditSharedFlags)) {
+    } else if (std::ranges::find(AuditSharedFlags(), arg) != AuditSharedFlags().end()) {
       Result<std::string> v = value();
       if (!v.ok()) return v.status();
       if (Status set = FindServeFlag(arg)->set(s, *v); !set.ok()) return Status::Error("audit: " + set.message());
@@ -502,8 +204,6 @@ Result<Command> ParseAudit(const std::vector<std::string>& args, const EnvLookup
 
 }  // namespace
 
-std::span<const ServeFlag> ServeFlags() { return kServeFlags; }
-
 Result<Command> ParseCommandLine(const std::vector<std::string>& args, const EnvLookup& env) {
   if (args.size() < 2) return Status::Error("no command given; run 'ray-webhook --help'");
   const std::string& first = args[1];
@@ -531,7 +231,7 @@ Usage:
 )";
   const ServeSettings defaults;
   std::string_view section;
-  for (const ServeFlag& f : kServeFlags) {
+  for (const ServeFlag& f : ServeFlags()) {
     if (f.section != section) {
       section = f.section;
       text += "\n" + std::string(section) + ":\n";

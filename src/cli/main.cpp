@@ -63,7 +63,8 @@ int RunServe(const ServerConfig& config, const std::string& log_level) {
   // that threshold to the size of each such block freed (up to 32 MiB,
   // mallopt(3)); large buffers then come from the heap and stay resident: 16
   // connections sending 2 MB reviews left the server at 63-67 MB for good, idle
-  // decoders shrunk or not, against 14 MB with the threshold fixed (bench/README.md, item 25).
+  // decoders shrunk or not, against 14 MB with the threshold fixed
+  // (bench/journal/25-large-reviews-release-memory.md).
   mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
   // Logs go to stderr, leaving stdout to answers (review) and to nothing
   // (serve). Lines are batched in memory and written by the sink's thread

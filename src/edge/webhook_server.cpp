@@ -181,7 +181,8 @@ class Exchange final : public HttpExchange {
     t_deferred = false;
     // A review goes straight to the reviewer: the head is already parsed and
     // checked, and cpp-httplib parsing it again cost about a third of a
-    // review's CPU time (bench/README.md, item 56). Everything else is routed.
+    // review's CPU time (bench/journal/56-reviews-straight-to-reviewer.md).
+    // Everything else is routed.
     if (reviewer_ != nullptr && IsReviewPath(head.path) &&
         CheckHead(head.method, head.path, head.content_type, true).status == 0) {
       ReviewReply reply;

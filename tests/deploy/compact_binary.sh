@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The shipped binary is built small (CMakeLists.txt, "A small binary";
-# bench/README.md, item 31). Checks the build dir CTest runs in: the start-up
+# bench/journal/31-smaller-binary.md). Checks the build dir CTest runs in: the start-up
 # sources compiled with -Os, the per-request sources not, every source of the
 # core and the server in its own function sections, and the binary linked
 # with --gc-sections.

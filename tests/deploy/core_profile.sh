@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The build that ships compiles the core with a profile of the review fixtures
-# (scripts/build.sh through scripts/build-with-profile.sh; bench/README.md,
-# item 29). Checks the build dir CTest runs in: configured with
+# (scripts/build.sh through scripts/build-with-profile.sh;
+# bench/journal/29-profile-guided-core.md). Checks the build dir CTest runs in: configured with
 # RAY_WEBHOOK_PGO=use, the core's sources compiled with -fprofile-use, and a
 # profile recorded for each core and logging source a review runs through.
 #   core_profile.sh BUILD_DIR

@@ -7,7 +7,7 @@
 // byte for byte what spdlog's pattern_formatter makes of the pattern
 // "%Y-%m-%dT%H:%M:%S.%fZ %l %v" in UTC, in a fraction of its instructions,
 // since the review line is logged on every admission request at info level
-// (bench/README.md, item 35).
+// (bench/journal/35-info-line-by-hand.md).
 //
 // Contract: keeps the text of the last second it formatted, so an instance
 // must not be used by two threads at once; clone() gives an independent one

@@ -15,7 +15,7 @@
 //
 // Contract: pure functions; they append to *line and never clear it. Written
 // by hand rather than through fmt because the line is built on every
-// admission request (bench/README.md, item 35).
+// admission request (bench/journal/35-info-line-by-hand.md).
 #pragma once
 
 #include <cstddef>

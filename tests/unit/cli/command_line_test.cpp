@@ -277,12 +277,12 @@ TEST(CommandLine, AuditInterval) {
 namespace ray_webhook {
 namespace {
 
-// README.md's flag table ("Command line") and the flag table agree: every
+// docs/flags.md's table and the flag table agree: every
 // flag is documented with its argument, and its documented default starts
 // with the one --help prints from a default configuration.
-TEST(CommandLine, ReadmeDocumentsEveryFlagWithItsDefault) {
-  std::ifstream in(RAY_WEBHOOK_README);
-  ASSERT_TRUE(in) << RAY_WEBHOOK_README;
+TEST(CommandLine, FlagReferenceDocumentsEveryFlagWithItsDefault) {
+  std::ifstream in(RAY_WEBHOOK_FLAGS_DOC);
+  ASSERT_TRUE(in) << RAY_WEBHOOK_FLAGS_DOC;
   std::map<std::string, std::pair<std::string, std::string>> rows;  // flag -> argument, default
   for (std::string line; std::getline(in, line);) {
     if (!line.starts_with("| `--")) continue;
@@ -300,14 +300,14 @@ TEST(CommandLine, ReadmeDocumentsEveryFlagWithItsDefault) {
   const ServeSettings defaults;
   for (const ServeFlag& flag : ServeFlags()) {
     const auto row = rows.find(std::string(flag.name));
-    ASSERT_NE(row, rows.end()) << flag.name << " is not in README.md's flag table";
+    ASSERT_NE(row, rows.end()) << flag.name << " is not in docs/flags.md's table";
     EXPECT_EQ(row->second.first, flag.argument) << flag.name;
     const std::string shown = flag.shown(defaults);
     if (!shown.empty())
       EXPECT_TRUE(row->second.second.starts_with(shown))
-          << flag.name << ": README says \"" << row->second.second << "\", --help \"" << shown << "\"";
+          << flag.name << ": docs/flags.md says \"" << row->second.second << "\", --help \"" << shown << "\"";
   }
-  EXPECT_EQ(rows.size(), ServeFlags().size()) << "README.md documents a flag the command line does not know";
+  EXPECT_EQ(rows.size(), ServeFlags().size()) << "docs/flags.md documents a flag the command line does not know";
 }
 
 }  // namespace
