@@ -17,7 +17,9 @@
 # E2E_BIN_DIR (where the Go binaries are cached, default tests/e2e/.bin),
 # E2E_WORK (work directory, default a new one under /tmp), E2E_POD_CIDR,
 # E2E_GO_RUN (a -test.run pattern for the Go suite), E2E_GO_TIMEOUT,
-# E2E_ALL_RELEASES=1 (also the operator releases marked OPTIONAL).
+# E2E_ALL_RELEASES=1 (also the operator releases marked OPTIONAL), E2E_IMAGE
+# (the OCI archive ray-webhook runs from; default scripts/image.sh's, built
+# when missing; none: the binary).
 #
 # Output: one PASS or FAIL line per test (each innermost subtest), then
 # "N passed, N failed". Needs root (a network namespace, a local route).
@@ -147,6 +149,16 @@ if [ ! -x "$ray_webhook" ]; then
   bash "$repo/scripts/build.sh" >&2 || die "scripts/build.sh failed"
 fi
 
+# ray-webhook runs from its image (scripts/image.sh builds it, or reuses the
+# one of this commit); E2E_IMAGE=none runs the binary instead (TestImage fails).
+image="${E2E_IMAGE:-}"
+if [ -z "$image" ]; then
+  bash "$repo/scripts/image.sh" >&2 || die "scripts/image.sh failed"
+  image="$repo/build/image/ray-webhook-$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' "$repo/CMakeLists.txt").oci.tar"
+fi
+[ "$image" = none ] && image=""
+[ -z "$image" ] || image="$(cd "$(dirname "$image")" && pwd)/$(basename "$image")"
+
 # ---------------------------------------------------------------- run
 work="${E2E_WORK:-$(mktemp -d /tmp/ray-webhook-e2e.XXXXXX)}"
 mkdir -p "$work/logs"
@@ -182,7 +194,7 @@ kept() { # what --keep and --up print
 }
 
 if [ "$up_only" = 1 ]; then
-  "$bin/e2e-cluster" up --repo "$repo" --work "$work" --bin "$bin" --ray-webhook "$ray_webhook" \
+  "$bin/e2e-cluster" up --repo "$repo" --work "$work" --bin "$bin" --ray-webhook "$ray_webhook" --image "$image" \
     ${E2E_POD_CIDR:+--pod-cidr "$E2E_POD_CIDR"} || die "the cluster did not come up (logs in $logs)"
   kept
   summary_printed=1
@@ -202,7 +214,7 @@ run_go_suite() {
   log "the Go suite: $bin/e2e.test -test.v (log: logs/go-suite.log)"
   # framework.Main brings the cluster up in WORK (the binaries of BIN, the
   # server RAY_WEBHOOK_BIN) and stops it at the end, unless E2E_KEEP=1.
-  (cd "$e2e" && env -u E2E_CLUSTER_ENV E2E_WORK="$work" E2E_BIN_DIR="$bin" RAY_WEBHOOK_BIN="$ray_webhook" \
+  (cd "$e2e" && env -u E2E_CLUSTER_ENV E2E_WORK="$work" E2E_BIN_DIR="$bin" RAY_WEBHOOK_BIN="$ray_webhook" E2E_IMAGE="$image" \
     E2E_KEEP="$keep" "$bin/e2e.test" -test.v -test.timeout "${E2E_GO_TIMEOUT:-45m}" \
     ${E2E_GO_RUN:+-test.run "$E2E_GO_RUN"}) >"$out" 2>&1
   rc=$?

@@ -13,8 +13,10 @@
 #    one commit give one digest, and the OCI labels version, revision, source
 #    and licenses.
 # 3. build/image/ray-webhook-VERSION.oci.tar, .digest (the manifest's
-#    sha256) and .spdx.json (SPDX 2.3: ray-webhook, the Debian packages of the
-#    base, and each bundled library with the package it was copied from).
+#    sha256), .spdx.json (SPDX 2.3: ray-webhook, the Debian packages of the
+#    base, and each bundled library with the package it was copied from) and
+#    .revision; an archive of the same commit is reused (IMAGE_REBUILD=1 to
+#    build it again).
 # IMAGE_SOURCE and IMAGE_LICENSES set those two labels (the project names
 # no public repository or license of its own yet: NOASSERTION, as SPDX says).
 # VERSION is the project's one version (CMakeLists.txt's project()); needs
@@ -64,6 +66,13 @@ make_base() {
   # What differs from one run to the next and no program needs: logs, the
   # package lists and caches, dpkg's backups, ldconfig's stat cache, the
   # machine's identity. (The official slim images drop the same.)
+  # Every time in the base is the Debian archive's own date (its Release
+  # file's), so two bases made from one archive state are one.
+  local base_epoch archive_date
+  archive_date="$(cat "$root"/var/lib/apt/lists/*Release 2>/dev/null | sed -n 's/^Date: //p' | head -1)"
+  [ -n "$archive_date" ] || die "no Date in the archive's Release file"
+  base_epoch="$(date -d "$archive_date" +%s)"
+  echo "$base_epoch" >"$out/base/epoch"
   rm -rf "$root"/var/log/* "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* \
     "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old "$root"/var/cache/ldconfig/aux-cache \
     "$root"/debootstrap "$root"/tmp/* "$root"/var/tmp/* "$root"/usr/share/doc/*/changelog* \
@@ -71,9 +80,9 @@ make_base() {
   : >"$root/etc/machine-id"
   rm -f "$root/var/lib/dbus/machine-id" "$root/etc/resolv.conf" "$root/etc/hostname"
   # shadow's "last changed" day is the day debootstrap ran.
-  sed -i -E "s/^([^:]*:[^:]*:)[0-9]+:/\1$((epoch / 86400)):/" "$root/etc/shadow"
-  [ ! -f "$root/etc/shadow-" ] || sed -i -E "s/^([^:]*:[^:]*:)[0-9]+:/\1$((epoch / 86400)):/" "$root/etc/shadow-"
-  tar -C "$root" --sort=name --mtime="@$epoch" --clamp-mtime --numeric-owner \
+  sed -i -E "s/^([^:]*:[^:]*:)[0-9]+:/\1$((base_epoch / 86400)):/" "$root/etc/shadow"
+  [ ! -f "$root/etc/shadow-" ] || sed -i -E "s/^([^:]*:[^:]*:)[0-9]+:/\1$((base_epoch / 86400)):/" "$root/etc/shadow-"
+  tar -C "$root" --sort=name --mtime="@$base_epoch" --clamp-mtime --numeric-owner \
     --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime -cf "$out/base/rootfs.tar.tmp" .
   mv "$out/base/rootfs.tar.tmp" "$out/base/rootfs.tar"
   rm -rf "$root"
@@ -85,9 +94,9 @@ import_base() {
   buildah add --quiet "$ctr" "$out/base/rootfs.tar" / >/dev/null
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd bash \
     --created-by "debootstrap --variant=minbase $suite" "$ctr"
-  buildah commit --quiet --timestamp "$epoch" --rm "$ctr" "$base_tag" >/dev/null
+  buildah commit --quiet --timestamp "$(cat "$out/base/epoch")" --rm "$ctr" "$base_tag" >/dev/null
 }
-if [ ! -f "$out/base/rootfs.tar" ] || [ "$(cat "$out/base/recipe" 2>/dev/null)" != "$base_recipe" ]; then
+if [ ! -f "$out/base/rootfs.tar" ] || [ ! -f "$out/base/epoch" ] || [ "$(cat "$out/base/recipe" 2>/dev/null)" != "$base_recipe" ]; then
   t0=$SECONDS
   make_base
   echo "$base_recipe" >"$out/base/recipe"
@@ -98,6 +107,16 @@ log "base $base_tag: $(buildah inspect --type image --format '{{.FromImageDigest
 [ "$base_only" = 1 ] && exit 0
 
 # ---------------------------------------------------------------- the image
+archive="$out/ray-webhook-$version.oci.tar"
+# An archive of this commit is reused (the build is reproducible: it would be the same).
+if [ -f "$archive" ] && [ "$(cat "$out/ray-webhook-$version.revision" 2>/dev/null)" = "$revision" ] \
+  && [ -z "${IMAGE_REBUILD:-}" ]; then
+  log "$archive is of ${revision:0:12} already: $(cat "$out/ray-webhook-$version.digest")"
+  exit 0
+fi
+if ! git diff --quiet HEAD -- Dockerfile .dockerignore CMakeLists.txt include src pgo scripts tests/fixtures/reviews; then
+  log "note: the image is built from the commit ${revision:0:12}; uncommitted changes are not in it"
+fi
 context="$(mktemp -d)"
 trap 'rm -rf "$context"' EXIT
 git archive HEAD | tar -x -C "$context"
@@ -116,8 +135,7 @@ buildah build --isolation chroot --timestamp "$epoch" --layers=false \
   || { tail -30 "$out/build.log" >&2; die "buildah build failed (build/image/build.log)"; }
 log "built in $((SECONDS - t0)) s"
 
-archive="$out/ray-webhook-$version.oci.tar"
-rm -f "$archive"
+rm -f "$archive" "$out/ray-webhook-$version.revision"
 buildah push --quiet "$tag" "oci-archive:$archive:$tag" >/dev/null
 digest="$(skopeo inspect --format '{{.Digest}}' "oci-archive:$archive")"
 echo "$digest" >"$out/ray-webhook-$version.digest"
@@ -129,4 +147,5 @@ python3 scripts/image_sbom.py --root "$root" --name ray-webhook --version "$vers
   --digest "$digest" --epoch "$epoch" >"$out/ray-webhook-$version.spdx.json"
 buildah umount "$ctr" >/dev/null
 buildah rm "$ctr" >/dev/null
+echo "$revision" >"$out/ray-webhook-$version.revision"
 log "$archive ($(du -m "$archive" | cut -f1) MB), $digest"

@@ -5,11 +5,12 @@
 #     server stress tests, schema, manifest and layering tests;
 #  2. a build with AddressSanitizer and UBSan, and the unit, integration and
 #     replay tests under it, and the server's shutdown and edge cases;
-#  3. the libFuzzer targets for 60 seconds (FUZZ_SECONDS to change);
+#  3. the libFuzzer targets for 60 seconds (FUZZ_SECONDS to change), then the
+#     container image (scripts/image.sh) and its checks (tests/image/);
 #  4. the end-to-end suite on a whole cluster (kube-apiserver, etcd, the
 #     controllers, the scheduler, KWOK, CoreDNS) and KubeRay operators: the Go
-#     suite, whose framework brings the cluster up (scripts/e2e.sh; needs root
-#     for its network namespace). Its Go builds start right after the first build.
+#     suite, whose framework brings the cluster up, with ray-webhook run from
+#     the image (scripts/e2e.sh; needs root for its network namespace). Its Go builds start right after the first build.
 # `scripts/test.sh --quick` runs step 1 only. Ends with one "N passed, N failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,10 +56,20 @@ if [ "${1:-}" != "--quick" ]; then
   bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
   total=$((total + 1))
 
+  echo "== the image users install (scripts/image.sh: debootstrap base, buildah), checked (tests/image/)"
+  bash scripts/image.sh
+  version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' CMakeLists.txt)"
+  for check in check mistakes; do
+    bash "tests/image/$check.sh" | tee "$log"
+    n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
+    [ -n "$n" ] || { echo "tests/image/$check.sh failed"; exit 1; }
+    total=$((total + n))
+  done
+
   echo "== end to end: a real cluster and KubeRay operators built from Go modules (scripts/e2e.sh)"
   wait "$go_build_pid" || { cat "$go_build_log"; echo "scripts/e2e.sh --build failed"; exit 1; }
   cat "$go_build_log"
-  E2E_GO_P="${E2E_GO_P:-2}" bash scripts/e2e.sh | tee "$log"
+  E2E_IMAGE="build/image/ray-webhook-$version.oci.tar" E2E_GO_P="${E2E_GO_P:-2}" bash scripts/e2e.sh | tee "$log"
   n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
   total=$((total + ${n:-0}))
 fi

@@ -24,6 +24,7 @@ type BringUpOptions struct {
 	RayWebhook string    // the server binary, default REPO/build/ray-webhook
 	Work       string    // the run's directory, default a new /tmp/ray-webhook-e2e.XXXXXX
 	PodCIDR    string    // KWOK's Pod range, made local to this machine; default 10.200.64.0/22
+	Image      string    // ray-webhook's OCI archive (scripts/image.sh): the replicas run from it; "" runs RayWebhook
 	Log        io.Writer // progress lines, default os.Stderr
 	// Detached gives every process its own process group, so it outlives
 	// the caller (e2e-cluster up); otherwise a ^C of the caller stops them.
@@ -40,6 +41,7 @@ type Running struct {
 	procs []*daemon
 	netns string
 	route string
+	image *Image
 	env   clusterEnv
 }
 
@@ -113,6 +115,7 @@ func BringUp(opts BringUpOptions) (r *Running, err error) {
 		run  func() error
 	}{
 		{"copying ray-webhook", r.copyServer},
+		{"unpacking ray-webhook's image", r.openImage},
 		{"making certificates", r.makePKI},
 		{"making the Pod range local", r.makePodRange},
 		{"making the network namespace", r.makeNetns},
@@ -307,7 +310,8 @@ func (r *Running) kubectl(stdin string, args ...string) (string, error) {
 }
 
 // Stop stops every process in the reverse of its start order, removes the
-// network namespace and the local route, and deletes WORK unless keepWork.
+// network namespace, the local route and the image's working container, and
+// deletes WORK unless keepWork.
 func (r *Running) Stop(keepWork bool) {
 	for i := len(r.procs) - 1; i >= 0; i-- {
 		r.procs[i].stop()
@@ -326,7 +330,8 @@ func (r *Running) Stop(keepWork bool) {
 func (r *Running) Detach() { r.procs = nil }
 
 // recordProcesses writes WORK/processes, "PID START NAME" a line in start order,
-// and WORK/network, what StopRecorded removes; both are rewritten on each change.
+// and WORK/network, what StopRecorded removes besides (the namespace, the
+// route, the image's working container); both are rewritten on each change.
 func (r *Running) recordProcesses() error {
 	var b strings.Builder
 	for _, d := range r.procs {
@@ -335,7 +340,11 @@ func (r *Running) recordProcesses() error {
 	if err := os.WriteFile(r.path("processes"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(r.path("network"), []byte("netns="+r.netns+"\nroute="+r.route+"\n"), 0o644)
+	container := ""
+	if r.image != nil {
+		container = r.image.Container
+	}
+	return os.WriteFile(r.path("network"), []byte("netns="+r.netns+"\nroute="+r.route+"\ncontainer="+container+"\n"), 0o644)
 }
 
 // StopRecorded stops what a BringUp in another process left running in WORK
@@ -365,6 +374,9 @@ func StopRecorded(work string, keepWork bool) error {
 		}
 		if v, ok := strings.CutPrefix(line, "route="); ok {
 			r.route = v
+		}
+		if v, ok := strings.CutPrefix(line, "container="); ok && v != "" {
+			r.image = &Image{Container: v}
 		}
 	}
 	r.removeNetwork()
@@ -481,4 +493,18 @@ func KeepOperator(work, release string) error {
 	fmt.Fprintln(f, processLine(d))
 	f.Close()
 	return d.waitReady(plainProbe(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)), 90*time.Second)
+}
+
+// openImage unpacks Image, when given, into a working container of its own.
+func (r *Running) openImage() error {
+	if r.opts.Image == "" {
+		return nil
+	}
+	im, err := openImage(r.opts.Image, fmt.Sprintf("rwe2e-%d", os.Getpid()))
+	if err != nil {
+		return err
+	}
+	r.image = im
+	r.logf("ray-webhook from the image %s: entrypoint %q as user %s", r.opts.Image, im.Entrypoint, im.User)
+	return r.recordProcesses()
 }

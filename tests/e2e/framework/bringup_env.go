@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -14,7 +15,8 @@ type clusterEnv struct {
 	deploySrc, webhookCerts, rendered, secretDir, saDir string
 	webhookToken, clusterDomain                         string
 	webhookArgs                                         []string
-	webhookPort, webhookPid                             int
+	webhookPort, webhookPid, volumeGroup                int
+	volumeMode                                          os.FileMode
 }
 
 // writeClusterEnv writes WORK/cluster.env, what Attach reads (KEY=VALUE
@@ -53,6 +55,15 @@ func (r *Running) writeClusterEnv() error {
 		{"RENDERED", e.rendered},
 		{"AUDIT_LOG", r.path("logs", "audit.log")},
 		{"REPO", r.opts.Repo},
+		{"VOLUME_MODE", fmt.Sprintf("%o", e.volumeMode)},
+		{"VOLUME_GROUP", itoa(e.volumeGroup)},
+	}
+	if im := r.image; im != nil {
+		entrypoint, _ := json.Marshal(im.Entrypoint)
+		env, _ := json.Marshal(im.Env)
+		lines = append(lines, [][2]string{{"IMAGE_ARCHIVE", im.Archive}, {"IMAGE_CONTAINER", im.Container},
+			{"IMAGE_ROOTFS", im.Rootfs}, {"IMAGE_ENTRYPOINT", string(entrypoint)}, {"IMAGE_USER", im.User},
+			{"IMAGE_ENV", string(env)}}...)
 	}
 	var b strings.Builder
 	for _, kv := range lines {

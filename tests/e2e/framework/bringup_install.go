@@ -93,9 +93,13 @@ func (r *Running) installDeploy() error {
 	if err != nil {
 		return err
 	}
+	owner, err := r.volumeOwner(items)
+	if err != nil {
+		return err
+	}
 	r.env.saDir = r.path("serviceaccount")
 	if err := writeVolume(r.env.saDir, map[string][]byte{"token": []byte(strings.TrimSpace(token)), "ca.crt": ca,
-		"namespace": []byte(webhookNamespace)}); err != nil {
+		"namespace": []byte(webhookNamespace)}, owner); err != nil {
 		return err
 	}
 	secret := map[string][]byte{}
@@ -105,7 +109,7 @@ func (r *Running) installDeploy() error {
 		}
 	}
 	r.env.secretDir = r.path("secret")
-	if err := writeVolume(r.env.secretDir, secret); err != nil {
+	if err := writeVolume(r.env.secretDir, secret, owner); err != nil {
 		return err
 	}
 	if err := r.startWebhook(items); err != nil {
@@ -258,12 +262,19 @@ func (r *Running) startWebhook(items []json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	full := append([]string{"serve", "--cert-dir", r.env.secretDir, "--bind", r.env.webhookIP,
-		"--port", itoa(r.env.webhookPort)}, args...)
-	full = append(full, "--probe-port="+itoa(probePort), "--kube-api-server", r.env.apiServer,
-		"--kube-ca-file", filepath.Join(r.env.saDir, "ca.crt"), "--kube-token-file", filepath.Join(r.env.saDir, "token"))
-	d, err := r.spawn("ray-webhook", []string{"CLUSTER_DOMAIN=" + r.env.clusterDomain}, r.env.rayWebhook, full...)
+	serve := append([]string{"--bind", r.env.webhookIP, "--port", itoa(r.env.webhookPort)}, args...)
+	serve = append(serve, "--probe-port="+itoa(probePort))
+	cmd, err := serverCommand(r.image, r.env.rayWebhook, r.env.apiServer, r.env.secretDir, r.env.saDir, r.env.apiServer,
+		serve, []string{"CLUSTER_DOMAIN=" + r.env.clusterDomain})
 	if err != nil {
+		return err
+	}
+	d, err := r.spawnCmd("ray-webhook", cmd)
+	if err != nil {
+		return err
+	}
+	r.procs = append(r.procs, d)
+	if err := r.recordProcesses(); err != nil {
 		return err
 	}
 	r.env.webhookPid = d.cmd.Process.Pid
@@ -272,4 +283,45 @@ func (r *Running) startWebhook(items []json.RawMessage) error {
 	}
 	r.logf("ray-webhook serving on %s:%d (args: %s)", r.env.webhookIP, r.env.webhookPort, strings.Join(args, " "))
 	return nil
+}
+
+// volumeOwner is how the kubelet would leave the Deployment's volumes for a
+// replica running from the image: its Secret volume's defaultMode, its Pod's
+// fsGroup as their group (the ServiceAccount volume, whose own default is
+// 0644, is left the same way). Without the image the server runs as root.
+func (r *Running) volumeOwner(items []json.RawMessage) (volumeOwner, error) {
+	if r.image == nil {
+		r.env.volumeMode, r.env.volumeGroup = rootOnly.mode, rootOnly.gid
+		return rootOnly, nil
+	}
+	var d struct {
+		Kind string
+		Spec struct {
+			Template struct {
+				Spec struct {
+					SecurityContext struct{ FSGroup *int64 }
+					Volumes         []struct {
+						Secret *struct{ DefaultMode *int32 }
+					}
+				}
+			}
+		}
+	}
+	for _, it := range items {
+		if json.Unmarshal(it, &d) == nil && d.Kind == "Deployment" {
+			break
+		}
+	}
+	pod := d.Spec.Template.Spec
+	owner := volumeOwner{mode: 0o644, gid: -1}
+	if pod.SecurityContext.FSGroup != nil {
+		owner.gid = int(*pod.SecurityContext.FSGroup)
+	}
+	for _, v := range pod.Volumes {
+		if v.Secret != nil && v.Secret.DefaultMode != nil {
+			owner.mode = os.FileMode(*v.Secret.DefaultMode)
+		}
+	}
+	r.env.volumeMode, r.env.volumeGroup = owner.mode, owner.gid
+	return owner, nil
 }

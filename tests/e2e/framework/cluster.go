@@ -2,6 +2,7 @@ package framework
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,6 +55,15 @@ type Cluster struct {
 	Rendered       string   // RENDERED: the static-certs overlay as one JSON List
 	AuditLog       string   // AUDIT_LOG: kube-apiserver's audit log (manifests/audit-policy.yaml)
 	Repo           string   // REPO: the source tree
+
+	// Image is ray-webhook's image when the replicas run from it (IMAGE_*:
+	// BringUpOptions.Image), else nil: they run RAY_WEBHOOK.
+	Image *Image
+	// VolumeMode and VolumeGroup: how the volumes' files are left for the
+	// server (VOLUME_MODE, octal, and VOLUME_GROUP: the Deployment's Secret
+	// defaultMode and fsGroup when it runs from the image; 0600 and -1 else).
+	VolumeMode  os.FileMode
+	VolumeGroup int
 
 	RESTConfig *rest.Config
 	Kube       kubernetes.Interface
@@ -160,6 +170,29 @@ func readClusterFile(file string) (*Cluster, error) {
 		return nil, fmt.Errorf("%s lacks WEBHOOK_ARGS", file)
 	}
 	c.WebhookArgs = strings.Fields(env["WEBHOOK_ARGS"])
+	c.VolumeMode, c.VolumeGroup = 0o600, -1
+	if v := env["VOLUME_MODE"]; v != "" {
+		m, err := strconv.ParseUint(v, 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%s: VOLUME_MODE=%q", file, v)
+		}
+		c.VolumeMode = os.FileMode(m)
+	}
+	if v := env["VOLUME_GROUP"]; v != "" {
+		if c.VolumeGroup, err = strconv.Atoi(v); err != nil {
+			return nil, fmt.Errorf("%s: VOLUME_GROUP=%q", file, v)
+		}
+	}
+	if env["IMAGE_ROOTFS"] != "" {
+		c.Image = &Image{Archive: env["IMAGE_ARCHIVE"], Container: env["IMAGE_CONTAINER"], Rootfs: env["IMAGE_ROOTFS"],
+			User: env["IMAGE_USER"]}
+		if err := json.Unmarshal([]byte(env["IMAGE_ENTRYPOINT"]), &c.Image.Entrypoint); err != nil {
+			return nil, fmt.Errorf("%s: IMAGE_ENTRYPOINT: %v", file, err)
+		}
+		if err := json.Unmarshal([]byte(env["IMAGE_ENV"]), &c.Image.Env); err != nil {
+			return nil, fmt.Errorf("%s: IMAGE_ENV: %v", file, err)
+		}
+	}
 	if c.WebhookPort, err = strconv.Atoi(port); err != nil {
 		return nil, fmt.Errorf("%s: WEBHOOK_PORT=%q is not a port", file, port)
 	}
@@ -190,4 +223,8 @@ func readClusterFile(file string) (*Cluster, error) {
 		os.Setenv("GOTOOLCHAIN", "local")
 	}
 	return c, nil
+}
+
+func (c *Cluster) volumeOwner() volumeOwner {
+	return volumeOwner{mode: c.VolumeMode, gid: c.VolumeGroup}
 }

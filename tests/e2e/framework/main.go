@@ -17,7 +17,9 @@ import (
 //     names its directory (kept, it is the caller's; default a new one,
 //     deleted when every test passed), E2E_BIN_DIR the binaries (default
 //     .bin beside the package), RAY_WEBHOOK_BIN the server (default
-//     build/ray-webhook of the source tree), E2E_POD_CIDR the Pod range.
+//     build/ray-webhook of the source tree), E2E_POD_CIDR the Pod range,
+//     E2E_IMAGE the image's OCI archive the replicas run from (default none:
+//     they run the binary).
 //     With E2E_KEEP=1 the cluster is left running (WORK/stop.sh stops it).
 //     A SIGINT or SIGTERM stops the cluster before the binary exits.
 //   - When the binary was started as this framework's in-namespace HTTP
@@ -50,6 +52,7 @@ func runOnNewCluster(m interface{ Run() int }) int {
 		RayWebhook: os.Getenv("RAY_WEBHOOK_BIN"),
 		Work:       callerWork,
 		PodCIDR:    os.Getenv("E2E_POD_CIDR"),
+		Image:      os.Getenv("E2E_IMAGE"),
 		Detached:   keep,
 	})
 	if err != nil {

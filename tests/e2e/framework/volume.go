@@ -22,7 +22,7 @@ func NewVolume(t testing.TB, files map[string][]byte) string {
 	if err != nil {
 		t.Fatalf("volume folder: %v", err)
 	}
-	if err := writeVolume(dir, files); err != nil {
+	if err := writeVolume(dir, files, c.volumeOwner()); err != nil {
 		t.Fatalf("volume %s: %v", dir, err)
 	}
 	return dir
@@ -32,16 +32,17 @@ func NewVolume(t testing.TB, files map[string][]byte) string {
 // and swaps the content it had back when t ends.
 func SwapVolume(t testing.TB, dir string, files map[string][]byte) {
 	t.Helper()
+	c := Attach(t)
 	before, err := readVolume(dir)
 	if err != nil {
 		t.Fatalf("volume %s: %v", dir, err)
 	}
 	t.Cleanup(func() {
-		if err := writeVolume(dir, before); err != nil {
+		if err := writeVolume(dir, before, c.volumeOwner()); err != nil {
 			t.Errorf("restoring volume %s: %v", dir, err)
 		}
 	})
-	if err := writeVolume(dir, files); err != nil {
+	if err := writeVolume(dir, files, c.volumeOwner()); err != nil {
 		t.Fatalf("volume %s: %v", dir, err)
 	}
 }
@@ -86,9 +87,25 @@ func readVolume(dir string) (map[string][]byte, error) {
 	return files, nil
 }
 
-func writeVolume(dir string, files map[string][]byte) error {
+// volumeOwner is how the kubelet leaves a volume's files for the Pod: the
+// volume's defaultMode and the Pod's fsGroup as their group
+// (pkg/volume/volume_linux.go SetVolumeOwnership); gid < 0 changes no group.
+type volumeOwner struct {
+	mode os.FileMode
+	gid  int
+}
+
+// rootOnly is a volume only root reads (the server runs as root).
+var rootOnly = volumeOwner{mode: 0o600, gid: -1}
+
+func writeVolume(dir string, files map[string][]byte, owner volumeOwner) error {
 	stamp := ".." + time.Now().UTC().Format("2006_01_02_15_04_05.000000000")
 	if err := os.MkdirAll(filepath.Join(dir, stamp), 0o755); err != nil {
+		return err
+	}
+	// The server, as the image's user, must reach the files (a folder from
+	// os.MkdirTemp is 0700).
+	if err := os.Chmod(dir, 0o755); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(files))
@@ -97,7 +114,16 @@ func writeVolume(dir string, files map[string][]byte) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := os.WriteFile(filepath.Join(dir, stamp, name), files[name], 0o600); err != nil {
+		file := filepath.Join(dir, stamp, name)
+		if err := os.WriteFile(file, files[name], 0o600); err != nil {
+			return err
+		}
+		if owner.gid >= 0 {
+			if err := os.Chown(file, 0, owner.gid); err != nil {
+				return err
+			}
+		}
+		if err := os.Chmod(file, owner.mode); err != nil {
 			return err
 		}
 	}

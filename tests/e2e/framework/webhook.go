@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -36,11 +34,14 @@ type Replica struct {
 	IP        string
 	Port      int
 	ProbePort int
-	Args      []string // after "serve"
+	Args      []string // after "serve", without the certificate folder and the lookup's flags
 	Env       []string
 	Process   *Process
 	t         testing.TB
 	name      string
+	certDir   string
+	saDir     string
+	api       string
 }
 
 // Route says where ReplicaOptions sends the webhook calls.
@@ -77,10 +78,11 @@ func WebhookReplica(t testing.TB, extraArgs []string, env []string) *Replica {
 	return StartReplica(t, ReplicaOptions{Args: extraArgs, Env: env})
 }
 
-// StartReplica starts RAY_WEBHOOK serve as the Deployment runs it (--cert-dir,
-// WEBHOOK_ARGS, then opts.Args, the second-head lookup given
-// --kube-api-server, --kube-ca-file SADIR/ca.crt and --kube-token-file
-// SADIR/token, --probe-port free) and waits for /readyz on the probe port.
+// StartReplica starts ray-webhook serve as the Deployment runs it (from the
+// image when the cluster has one, else RAY_WEBHOOK; serverCommand): its
+// certificate folder, WEBHOOK_ARGS, then opts.Args, the second-head lookup
+// given the API server and the ServiceAccount volume, --probe-port free) and
+// waits for /readyz on the probe port.
 // With RouteAlone it points EndpointSlice ray-webhook-e2e at the replica
 // alone and returns once kube-apiserver's webhook calls reach it (a dry-run
 // Ray worker Pod shows up in its log); when t ends the slice is pointed back
@@ -120,12 +122,11 @@ func StartReplica(t testing.TB, opts ReplicaOptions) *Replica {
 	if opts.BaseArgs != nil {
 		base = opts.BaseArgs
 	}
-	r.Args = append([]string{"serve", "--cert-dir", opts.CertDir, "--bind", r.IP, "--port", itoa(r.Port)}, base...)
+	r.Args = append([]string{"--bind", r.IP, "--port", itoa(r.Port)}, base...)
 	r.Args = append(r.Args, opts.Args...)
-	r.Args = append(r.Args, "--probe-port="+itoa(r.ProbePort),
-		"--kube-api-server", opts.APIServer, "--kube-ca-file", filepath.Join(opts.SADir, "ca.crt"),
-		"--kube-token-file", filepath.Join(opts.SADir, "token"))
+	r.Args = append(r.Args, "--probe-port="+itoa(r.ProbePort))
 	r.Env = append([]string{"CLUSTER_DOMAIN=" + c.ClusterDomain}, opts.Env...)
+	r.certDir, r.saDir, r.api = opts.CertDir, opts.SADir, opts.APIServer
 	r.Start(t)
 
 	if opts.Route == RouteAlone {
@@ -150,8 +151,10 @@ func (r *Replica) Start(t testing.TB) {
 	if r.Process != nil && !r.Process.Exited() {
 		t.Fatalf("replica on %s:%d is already running", r.IP, r.Port)
 	}
-	cmd := exec.Command(c.RayWebhook, r.Args...)
-	cmd.Env = append(os.Environ(), r.Env...)
+	cmd, err := serverCommand(c.Image, c.RayWebhook, c.APIServer, r.certDir, r.saDir, r.api, r.Args, r.Env)
+	if err != nil {
+		t.Fatalf("replica on %s:%d: %v", r.IP, r.Port, err)
+	}
 	r.Process = start(t, c, r.name, cmd)
 	waitHTTP(t, r.Process, fmt.Sprintf("http://%s:%d/readyz", r.IP, r.ProbePort), 30*time.Second)
 }

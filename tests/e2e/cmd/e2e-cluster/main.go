@@ -1,7 +1,7 @@
 // Command e2e-cluster brings the end-to-end cluster up and leaves it running,
 // or stops one, with the framework's BringUp (scripts/e2e.sh --up and --keep):
 //
-//	e2e-cluster up --repo DIR [--work DIR] [--bin DIR] [--ray-webhook FILE] [--pod-cidr CIDR]
+//	e2e-cluster up --repo DIR [--work DIR] [--bin DIR] [--ray-webhook FILE] [--pod-cidr CIDR] [--image OCI_ARCHIVE]
 //	e2e-cluster operator --work DIR --release kuberay-v1.6.2
 //	e2e-cluster down --work DIR [--keep-work]
 //
@@ -27,6 +27,7 @@ func main() {
 	bin := fs.String("bin", "", "the Go binaries (default REPO/tests/e2e/.bin)")
 	server := fs.String("ray-webhook", "", "the server binary (default REPO/build/ray-webhook)")
 	podCIDR := fs.String("pod-cidr", "", "KWOK's Pod range (default 10.200.64.0/22)")
+	image := fs.String("image", "", "ray-webhook's OCI archive to run the replicas from (default: the binary)")
 	release := fs.String("release", "", "the operator to leave running (a tests/e2e/kuberay-* folder)")
 	keepWork := fs.Bool("keep-work", false, "down: keep the directory (its logs)")
 	_ = fs.Parse(os.Args[2:])
@@ -35,7 +36,7 @@ func main() {
 	case "up":
 		var r *framework.Running
 		r, err = framework.BringUp(framework.BringUpOptions{Repo: *repo, Bin: *bin, RayWebhook: *server,
-			Work: *work, PodCIDR: *podCIDR, Detached: true})
+			Work: *work, PodCIDR: *podCIDR, Image: *image, Detached: true})
 		if err == nil {
 			r.Detach()
 			fmt.Println(r.ClusterEnv)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tests/image/check.sh fails, on the check named, for each of a list of
+# deliberate mistakes, each made on a copy of the built image (as a wrong
+# Dockerfile would have made it):
+#   tests/image/mistakes.sh [ARCHIVE]
+# Prints one PASS or FAIL line per mistake, then "N passed, M failed".
+set -uo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' "$repo/CMakeLists.txt")"
+archive="${1:-$repo/build/image/ray-webhook-$version.oci.tar}"
+base="${archive%.oci.tar}"
+export STORAGE_DRIVER=vfs
+work="$(mktemp -d)"
+trap 'rm -rf "$work"; buildah rm "mistake-$$" >/dev/null 2>&1' EXIT
+passed=0
+failed=0
+# mistake NAME EXPECTED_FAILING_CHECK CHANGE...: CHANGE runs with $ctr and $root of a copy.
+mistake() {
+  local name="$1" expect="$2" ctr="mistake-$$" root copy="$work/$1"
+  shift 2
+  buildah from --quiet --name "$ctr" "oci-archive:$archive" >/dev/null
+  root="$(buildah mount "$ctr")"
+  ctr="$ctr" root="$root" bash -c "$*"
+  buildah umount "$ctr" >/dev/null
+  buildah commit --quiet "$ctr" "oci-archive:$copy.oci.tar" >/dev/null
+  buildah rm "$ctr" >/dev/null
+  cp "$base.spdx.json" "$copy.spdx.json"
+  cp "$base.revision" "$copy.revision"
+  skopeo inspect --format '{{.Digest}}' "oci-archive:$copy.oci.tar" >"$copy.digest"
+  bash "$repo/tests/image/check.sh" "$copy.oci.tar" >"$copy.out" 2>&1
+  if grep -q "^FAIL $expect" "$copy.out"; then
+    passed=$((passed + 1)); echo "PASS $name: fails \"$expect\""
+  else
+    failed=$((failed + 1)); echo "FAIL $name: \"$expect\" did not fail:"; sed 's/^/    /' "$copy.out"
+  fi
+  rm -f "$copy".*
+}
+mistake "runs as root" "user is numeric and not root" 'buildah config --user 0:0 "$ctr"'
+mistake "entrypoint without the certificate folder" "entrypoint is ray-webhook serve --cert-dir" \
+  "buildah config --entrypoint '[\"ray-webhook\", \"serve\"]' \"\$ctr\""
+mistake "a bundled library left out" "every library of the binary is found" \
+  'rm "$root"/usr/local/lib/ray-webhook/libsimdjson.so.*; chroot "$root" ldconfig'
+mistake "the binary not executable by its user" "ray-webhook --version as" 'chmod 0700 "$root/usr/local/bin/ray-webhook"'
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
