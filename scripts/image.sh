@@ -47,8 +47,6 @@ version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' CMak
 revision="$(git rev-parse HEAD)"
 epoch="$(git log -1 --format=%ct HEAD)"
 export SOURCE_DATE_EPOCH="$epoch"
-# vfs: no overlay mounts needed (they are refused in some sandboxes); slower, same digest.
-export STORAGE_DRIVER="${STORAGE_DRIVER:-vfs}"
 mkdir -p "$out/base"
 
 # ---------------------------------------------------------------- the base
@@ -89,7 +87,7 @@ make_base() {
 }
 import_base() {
   local ctr
-  buildah rmi -f "$base_tag" >/dev/null 2>&1 || true
+  buildah rmi "$base_tag" >/dev/null 2>&1 || true  # not -f: a container using it stays
   ctr="$(buildah from scratch)"
   buildah add --quiet "$ctr" "$out/base/rootfs.tar" / >/dev/null
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd bash \
@@ -123,7 +121,7 @@ git archive HEAD | tar -x -C "$context"
 tag="ray-webhook:$version"
 t0=$SECONDS
 log "buildah build $tag at ${revision:0:12} (SOURCE_DATE_EPOCH=$epoch)"
-buildah rmi -f "localhost/$tag" >/dev/null 2>&1 || true
+buildah rmi "localhost/$tag" >/dev/null 2>&1 || true
 buildah build --isolation chroot --timestamp "$epoch" --layers=false \
   --build-arg DEBIAN_IMAGE="$base_tag" \
   --label org.opencontainers.image.version="$version" \

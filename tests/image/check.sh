@@ -11,7 +11,6 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' "$repo/CMakeLists.txt")"
 archive="${1:-$repo/build/image/ray-webhook-$version.oci.tar}"
 base="${archive%.oci.tar}"
-export STORAGE_DRIVER=vfs
 passed=0
 failed=0
 pass() { passed=$((passed + 1)); echo "PASS $1"; }

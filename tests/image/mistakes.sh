@@ -9,7 +9,6 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' "$repo/CMakeLists.txt")"
 archive="${1:-$repo/build/image/ray-webhook-$version.oci.tar}"
 base="${archive%.oci.tar}"
-export STORAGE_DRIVER=vfs
 work="$(mktemp -d)"
 trap 'rm -rf "$work"; buildah rm "mistake-$$" >/dev/null 2>&1' EXIT
 passed=0

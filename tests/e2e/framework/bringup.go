@@ -310,8 +310,8 @@ func (r *Running) kubectl(stdin string, args ...string) (string, error) {
 }
 
 // Stop stops every process in the reverse of its start order, removes the
-// network namespace, the local route and the image's working container, and
-// deletes WORK unless keepWork.
+// network namespace and the local route, and deletes WORK (with the
+// unpacked image) unless keepWork.
 func (r *Running) Stop(keepWork bool) {
 	for i := len(r.procs) - 1; i >= 0; i-- {
 		r.procs[i].stop()
@@ -330,8 +330,8 @@ func (r *Running) Stop(keepWork bool) {
 func (r *Running) Detach() { r.procs = nil }
 
 // recordProcesses writes WORK/processes, "PID START NAME" a line in start order,
-// and WORK/network, what StopRecorded removes besides (the namespace, the
-// route, the image's working container); both are rewritten on each change.
+// and WORK/network, what StopRecorded removes besides (the namespace and the
+// route); both are rewritten on each change.
 func (r *Running) recordProcesses() error {
 	var b strings.Builder
 	for _, d := range r.procs {
@@ -340,11 +340,7 @@ func (r *Running) recordProcesses() error {
 	if err := os.WriteFile(r.path("processes"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	container := ""
-	if r.image != nil {
-		container = r.image.Container
-	}
-	return os.WriteFile(r.path("network"), []byte("netns="+r.netns+"\nroute="+r.route+"\ncontainer="+container+"\n"), 0o644)
+	return os.WriteFile(r.path("network"), []byte("netns="+r.netns+"\nroute="+r.route+"\n"), 0o644)
 }
 
 // StopRecorded stops what a BringUp in another process left running in WORK
@@ -374,9 +370,6 @@ func StopRecorded(work string, keepWork bool) error {
 		}
 		if v, ok := strings.CutPrefix(line, "route="); ok {
 			r.route = v
-		}
-		if v, ok := strings.CutPrefix(line, "container="); ok && v != "" {
-			r.image = &Image{Container: v}
 		}
 	}
 	r.removeNetwork()
@@ -495,16 +488,16 @@ func KeepOperator(work, release string) error {
 	return d.waitReady(plainProbe(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)), 90*time.Second)
 }
 
-// openImage unpacks Image, when given, into a working container of its own.
+// openImage unpacks Image, when given, into WORK/image.
 func (r *Running) openImage() error {
 	if r.opts.Image == "" {
 		return nil
 	}
-	im, err := openImage(r.opts.Image, fmt.Sprintf("rwe2e-%d", os.Getpid()))
+	im, err := openImage(r.opts.Image, r.path("image"))
 	if err != nil {
 		return err
 	}
 	r.image = im
 	r.logf("ray-webhook from the image %s: entrypoint %q as user %s", r.opts.Image, im.Entrypoint, im.User)
-	return r.recordProcesses()
+	return nil
 }

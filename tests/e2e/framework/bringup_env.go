@@ -61,8 +61,7 @@ func (r *Running) writeClusterEnv() error {
 	if im := r.image; im != nil {
 		entrypoint, _ := json.Marshal(im.Entrypoint)
 		env, _ := json.Marshal(im.Env)
-		lines = append(lines, [][2]string{{"IMAGE_ARCHIVE", im.Archive}, {"IMAGE_CONTAINER", im.Container},
-			{"IMAGE_ROOTFS", im.Rootfs}, {"IMAGE_ENTRYPOINT", string(entrypoint)}, {"IMAGE_USER", im.User},
+		lines = append(lines, [][2]string{{"IMAGE_ARCHIVE", im.Archive}, {"IMAGE_ROOTFS", im.Rootfs}, {"IMAGE_ENTRYPOINT", string(entrypoint)}, {"IMAGE_USER", im.User},
 			{"IMAGE_ENV", string(env)}}...)
 	}
 	var b strings.Builder

@@ -103,13 +103,8 @@ func (r *Running) makeNetns() error {
 	return nil
 }
 
-// removeNetwork undoes makeNetns (the veth pair goes with the namespace),
-// makePodRange and openImage.
+// removeNetwork undoes makeNetns (the veth pair goes with the namespace) and makePodRange.
 func (r *Running) removeNetwork() {
-	if r.image != nil {
-		r.image.close()
-		r.image = nil
-	}
 	if r.netns != "" {
 		_ = ip("netns", "del", r.netns)
 		os.RemoveAll("/etc/netns/" + r.netns)

@@ -184,8 +184,7 @@ func readClusterFile(file string) (*Cluster, error) {
 		}
 	}
 	if env["IMAGE_ROOTFS"] != "" {
-		c.Image = &Image{Archive: env["IMAGE_ARCHIVE"], Container: env["IMAGE_CONTAINER"], Rootfs: env["IMAGE_ROOTFS"],
-			User: env["IMAGE_USER"]}
+		c.Image = &Image{Archive: env["IMAGE_ARCHIVE"], Rootfs: env["IMAGE_ROOTFS"], User: env["IMAGE_USER"]}
 		if err := json.Unmarshal([]byte(env["IMAGE_ENTRYPOINT"]), &c.Image.Entrypoint); err != nil {
 			return nil, fmt.Errorf("%s: IMAGE_ENTRYPOINT: %v", file, err)
 		}

@@ -1,17 +1,22 @@
 package framework
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
-// Image is ray-webhook's container image unpacked (buildah from + mount of
-// scripts/image.sh's OCI archive) and what its configuration says: a
+// Image is ray-webhook's container image unpacked (scripts/image.sh's OCI
+// archive, into the cluster's WORK/image/rootfs) and what its configuration says: a
 // replica runs its Entrypoint as its User with its Env, inside the root
 // filesystem made read-only, as a container runtime would start it for the
 // Deployment (readOnlyRootFilesystem, runAsUser 65532). What differs from a
@@ -19,8 +24,7 @@ import (
 // its own address with --bind), no seccomp profile, no cgroup limits.
 type Image struct {
 	Archive    string   // the OCI archive
-	Container  string   // buildah's working container, removed by Stop
-	Rootfs     string   // its mounted root filesystem
+	Rootfs     string   // its unpacked root filesystem
 	Entrypoint []string // config.Entrypoint
 	User       string   // config.User, UID:GID
 	Env        []string // config.Env (PATH)
@@ -31,64 +35,159 @@ type Image struct {
 // a symlink to /run in the image: the real path, so no mount follows a link).
 const serviceAccountMount = "/run/secrets/kubernetes.io/serviceaccount"
 
-// buildah with the storage scripts/image.sh uses.
-func buildah(args ...string) (string, error) {
-	cmd := exec.Command("buildah", args...)
-	cmd.Env = append(os.Environ(), "STORAGE_DRIVER=vfs")
-	out, err := cmd.Output()
-	if err != nil {
-		msg := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			msg = string(ee.Stderr)
+// openImage unpacks the OCI archive (an image layout in a tar: index.json,
+// the manifest, its config and gzip layers in blobs/sha256/) into DIR/rootfs,
+// layer over layer with the OCI whiteouts (.wh.NAME removes NAME from the
+// layers below, .wh..wh..opq empties its folder), owners and modes kept.
+// Only the image scripts/image.sh built is unpacked: its paths are trusted.
+func openImage(archive, dir string) (*Image, error) {
+	layout := filepath.Join(dir, "layout")
+	if err := os.MkdirAll(layout, 0o755); err != nil {
+		return nil, err
+	}
+	if out, err := exec.Command("tar", "-xf", archive, "-C", layout).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("tar -xf %s: %v: %s", archive, err, out)
+	}
+	defer os.RemoveAll(layout)
+	blob := func(digest string) string {
+		return filepath.Join(layout, "blobs", "sha256", strings.TrimPrefix(digest, "sha256:"))
+	}
+	readJSON := func(file string, v any) error {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return err
 		}
-		return "", fmt.Errorf("buildah %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(msg))
+		return json.Unmarshal(b, v)
 	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// openImage unpacks ARCHIVE into a working container named NAME.
-func openImage(archive, name string) (*Image, error) {
-	_, _ = buildah("rm", name)
-	if _, err := buildah("from", "--quiet", "--name", name, "oci-archive:"+archive); err != nil {
-		return nil, err
+	type descriptor struct{ Digest string }
+	var index struct{ Manifests []descriptor }
+	if err := readJSON(filepath.Join(layout, "index.json"), &index); err != nil || len(index.Manifests) != 1 {
+		return nil, fmt.Errorf("%s: index.json names %d manifests (%v)", archive, len(index.Manifests), err)
 	}
-	im := &Image{Archive: archive, Container: name}
-	var err error
-	if im.Rootfs, err = buildah("mount", name); err != nil {
-		im.close()
-		return nil, err
+	var manifest struct {
+		Config descriptor
+		Layers []descriptor
 	}
-	inspect, err := buildah("inspect", "--type", "container", name)
-	if err != nil {
-		im.close()
-		return nil, err
+	if err := readJSON(blob(index.Manifests[0].Digest), &manifest); err != nil {
+		return nil, fmt.Errorf("%s: the manifest: %v", archive, err)
 	}
-	var info struct {
-		OCIv1 struct {
-			Config struct {
-				User       string
-				Env        []string
-				Entrypoint []string
-			} `json:"config"`
+	var config struct {
+		Config struct {
+			User       string
+			Env        []string
+			Entrypoint []string
 		}
 	}
-	if err := json.Unmarshal([]byte(inspect), &info); err != nil {
-		im.close()
-		return nil, fmt.Errorf("the image's configuration: %v", err)
+	if err := readJSON(blob(manifest.Config.Digest), &config); err != nil {
+		return nil, fmt.Errorf("%s: the image's configuration: %v", archive, err)
 	}
-	c := info.OCIv1.Config
-	config := fmt.Sprintf("%+v", c)
+	c := config.Config
 	if len(c.Entrypoint) == 0 || c.User == "" {
-		im.close()
-		return nil, fmt.Errorf("the image has no entrypoint or no user (%s)", config)
+		return nil, fmt.Errorf("%s: the image has no entrypoint or no user (%+v)", archive, c)
 	}
-	im.Entrypoint, im.User, im.Env = c.Entrypoint, c.User, c.Env
+	im := &Image{Archive: archive, Rootfs: filepath.Join(dir, "rootfs"), Entrypoint: c.Entrypoint, User: c.User, Env: c.Env}
+	if err := os.MkdirAll(im.Rootfs, 0o755); err != nil {
+		return nil, err
+	}
+	for _, l := range manifest.Layers {
+		if err := unpackLayer(blob(l.Digest), im.Rootfs); err != nil {
+			return nil, fmt.Errorf("%s: layer %s: %v", archive, l.Digest, err)
+		}
+	}
 	return im, nil
 }
 
-func (im *Image) close() {
-	_, _ = buildah("umount", im.Container)
-	_, _ = buildah("rm", im.Container)
+// unpackLayer applies one gzip tar layer onto ROOT.
+func unpackLayer(file, root string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := path.Clean("/" + h.Name)
+		target := filepath.Join(root, name)
+		dir, base := path.Split(name)
+		if base == ".wh..wh..opq" {
+			entries, _ := os.ReadDir(filepath.Join(root, dir))
+			for _, e := range entries {
+				os.RemoveAll(filepath.Join(root, dir, e.Name()))
+			}
+			continue
+		}
+		if hidden, ok := strings.CutPrefix(base, ".wh."); ok {
+			os.RemoveAll(filepath.Join(root, dir, hidden))
+			continue
+		}
+		if h.Typeflag != tar.TypeDir {
+			os.RemoveAll(target)
+		}
+		mode := os.FileMode(h.Mode).Perm()
+		if h.Mode&04000 != 0 {
+			mode |= os.ModeSetuid
+		}
+		if h.Mode&02000 != 0 {
+			mode |= os.ModeSetgid
+		}
+		if h.Mode&01000 != 0 {
+			mode |= os.ModeSticky
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(out, tr)
+			out.Close()
+			if err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := os.Symlink(h.Linkname, target); err != nil {
+				return err
+			}
+		case tar.TypeLink:
+			if err := os.Link(filepath.Join(root, path.Clean("/"+h.Linkname)), target); err != nil {
+				return err
+			}
+		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+			kind := map[byte]uint32{tar.TypeChar: syscall.S_IFCHR, tar.TypeBlock: syscall.S_IFBLK, tar.TypeFifo: syscall.S_IFIFO}[h.Typeflag]
+			// Linux's encoding of a device number (major, minor): sys/sysmacros.h makedev.
+			major, minor := uint64(h.Devmajor), uint64(h.Devminor)
+			dev := int(minor&0xff | (major&0xfff)<<8 | (minor&^0xff)<<12 | (major&^0xfff)<<32)
+			if err := syscall.Mknod(target, kind|uint32(mode.Perm()), dev); err != nil {
+				return err
+			}
+		default:
+			continue
+		}
+		if err := os.Lchown(target, h.Uid, h.Gid); err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeSymlink {
+			// After the owner: chown clears set-user-ID and set-group-ID.
+			if err := os.Chmod(target, mode); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // certPath is the entrypoint's --cert-dir, where the Deployment mounts the Secret.
