@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds ray-webhook and runs every test:
-#  1. the normal build, the C++ formatting check (scripts/check-format.sh), and
+#  1. the normal build, the C++ formatting check (scripts/check-format.sh),
+#     clang's lock analysis over src/ (scripts/check-thread-safety.sh), and
 #     all of CTest: unit, integration, replay against the real HTTPS server,
 #     server stress tests, schema, manifest and layering tests;
 #  2. a build with AddressSanitizer and UBSan, and the unit, integration and
@@ -41,6 +42,8 @@ if [ "${1:-}" != "--quick" ]; then
 fi
 
 bash scripts/check-format.sh
+total=$((total + 1))
+bash scripts/check-thread-safety.sh build
 total=$((total + 1))
 ctest_in build
 if [ "${1:-}" != "--quick" ]; then

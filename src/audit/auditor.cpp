@@ -2,16 +2,16 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/head_pods.h"
+#include "ray_webhook/core/object_decoder.h"
 #include "ray_webhook/core/object_findings.h"
 #include "ray_webhook/core/ray_pod.h"
-#include "ray_webhook/core/review_decoder.h"
-#include "review_envelope.h"
 #include "worker_spec.h"
 
 namespace ray_webhook {
@@ -52,6 +52,9 @@ const Json& ObjectAt(const Json& object, const char* key) {
   return it != object.end() && it->is_object() ? *it : kEmpty;
 }
 
+// Strings that are not UTF-8 are written with U+FFFD in their place rather than refused.
+std::string Dump(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 std::string NameList(const std::vector<std::string>& names, std::size_t total) {
   std::string out;
   for (const std::string& n : names) {
@@ -60,13 +63,6 @@ std::string NameList(const std::vector<std::string>& names, std::size_t total) {
   }
   if (total > names.size()) out += ", and " + std::to_string(total - names.size()) + " more";
   return out;
-}
-
-// "spec.foo" in a decoder error reads better than "request.object.spec.foo" for an object that came as it is.
-std::string WithoutEnvelope(std::string message) {
-  constexpr std::string_view kPrefix = "request.object.";
-  for (std::size_t at = 0; (at = message.find(kPrefix, at)) != std::string::npos;) message.erase(at, kPrefix.size());
-  return message;
 }
 
 }  // namespace
@@ -107,13 +103,14 @@ struct Auditor::Impl {
     std::string name = StringAt(metadata, "name");
     if (name.empty()) name = StringAt(metadata, "generateName");
     GroupVersionKind gvk;
+    std::optional<RayObjectKind> ray_kind;
     const std::size_t slash = api_version.find('/');
     if (kind == "Pod" && api_version == "v1") {
       gvk = {"", "v1", "Pod"};
       ++report.pods;
     } else if (slash != std::string::npos && api_version.compare(0, slash, "ray.io") == 0) {
       gvk = {"ray.io", std::string_view(api_version).substr(slash + 1), kind};
-      const auto ray_kind = RayObjectKindOf(gvk);
+      ray_kind = RayObjectKindOf(gvk);
       if (!ray_kind) {
         ++report.skipped_objects;
         return Status::Ok();
@@ -125,12 +122,18 @@ struct Auditor::Impl {
       ++report.skipped_objects;
       return Status::Ok();
     }
-    const std::string body = ReviewEnvelope(object, gvk, ns, name);
-    Result<const AdmissionRequest*> decoded = decoder.Decode(body, body.capacity() - body.size());
-    if (!decoded.ok()) {
-      return Status::Error(source + ": " + kind + " " + ns + "/" + name + ": " + WithoutEnvelope(decoded.error()));
-    }
-    const AdmissionRequest& request = **decoded;
+    // The object as the request of its CREATE, so that the rules read it as at admission.
+    AdmissionRequest request;
+    request.uid = "audit";
+    request.kind = gvk;
+    request.operation = "CREATE";
+    request.namespace_name = ns;
+    request.name = name;
+    const std::string body = Dump(object);
+    const std::size_t padding = body.capacity() - body.size();
+    const Status decoded = ray_kind ? decoder.DecodeRayObject(body, *ray_kind, request.ray_object.emplace(), padding)
+                                    : decoder.DecodePod(body, request.pod.emplace(), padding);
+    if (!decoded.ok()) return Status::Error(source + ": " + kind + " " + ns + "/" + name + ": " + decoded.message());
     const HeadPod state{name, StringAt(ObjectAt(object, "status"), "phase"),
                         metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null()};
     const bool live = IsLiveHead(state);
@@ -226,7 +229,7 @@ struct Auditor::Impl {
   }
 
   PolicyConfig policy;
-  ReviewDecoder decoder;
+  ObjectDecoder decoder;
   AuditReport report;
   std::map<std::pair<std::string, std::string>, HeadCensus> heads;                  // (namespace, cluster)
   std::map<std::tuple<std::string, std::string, std::string>, WorkerGroup> groups;  // (namespace, cluster, group)

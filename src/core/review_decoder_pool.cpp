@@ -7,7 +7,7 @@ namespace ray_webhook {
 
 ReviewDecoderPool::Lease ReviewDecoderPool::Acquire() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (!free_.empty()) {
       std::unique_ptr<ReviewDecoder> d = std::move(free_.back().decoder);
       free_.pop_back();
@@ -20,14 +20,14 @@ ReviewDecoderPool::Lease ReviewDecoderPool::Acquire() {
 }
 
 void ReviewDecoderPool::Return(std::unique_ptr<ReviewDecoder> d) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   free_.push_back(Idle{std::move(d), true});
 }
 
 std::size_t ReviewDecoderPool::ShrinkIdle() {
   std::vector<Idle> grown;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     for (Idle& idle : free_) {
       if (!idle.lent_since_shrink && idle.decoder->capacity() > ReviewDecoder::kDefaultCapacity) {
         grown.push_back(Idle{std::move(idle.decoder), false});
@@ -40,14 +40,14 @@ std::size_t ReviewDecoderPool::ShrinkIdle() {
   // Outside the lock, which Acquire() needs: shrinking frees megabytes. A review
   // arriving meanwhile gets another decoder or a new one.
   for (Idle& idle : grown) idle.decoder->ShrinkToDefault();
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   // At the front: the decoders used longest ago, handed out last.
   free_.insert(free_.begin(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
   return grown.size();
 }
 
 std::size_t ReviewDecoderPool::created() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return created_;
 }
 

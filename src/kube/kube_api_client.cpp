@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "ray_webhook/core/ray_pod.h"
 #include "ray_webhook/kube/https_get.h"
+#include "ray_webhook/mutex.h"
 
 namespace ray_webhook {
 namespace {
@@ -19,11 +19,11 @@ class TokenFile {
  public:
   explicit TokenFile(std::string path) : path_(std::move(path)) {}
 
-  Result<std::string> Read() {
+  Result<std::string> Read() EXCLUDES(mutex_) {
     if (path_.empty()) return std::string();
     struct stat st {};
     if (stat(path_.c_str(), &st) != 0) return Status::Error("cannot read the token file " + path_);
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (!loaded_ || st.st_mtim.tv_sec != mtime_.tv_sec || st.st_mtim.tv_nsec != mtime_.tv_nsec || st.st_size != size_) {
       std::ifstream in(path_, std::ios::binary);
       if (!in) return Status::Error("cannot read the token file " + path_);
@@ -39,11 +39,11 @@ class TokenFile {
 
  private:
   const std::string path_;
-  std::mutex mutex_;
-  bool loaded_ = false;
-  timespec mtime_{};
-  off_t size_ = 0;
-  std::string token_;
+  Mutex mutex_;
+  bool loaded_ GUARDED_BY(mutex_) = false;
+  timespec mtime_ GUARDED_BY(mutex_){};
+  off_t size_ GUARDED_BY(mutex_) = 0;
+  std::string token_ GUARDED_BY(mutex_);
 };
 
 }  // namespace

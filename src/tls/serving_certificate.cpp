@@ -41,7 +41,7 @@ ServingCertificate::ServingCertificate(std::string cert_file, std::string key_fi
 ServingCertificate::~ServingCertificate() = default;
 
 std::shared_ptr<const ServingCertificate::Pair> ServingCertificate::Current() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return current_;
 }
 
@@ -80,7 +80,7 @@ Result<bool> ServingCertificate::Reload() {
     ERR_clear_error();
     return Status::Error("the key in " + key_file_ + " does not match the certificate in " + cert_file_);
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   current_ = std::move(pair);
   return true;
 }

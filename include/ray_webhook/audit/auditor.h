@@ -11,9 +11,9 @@
 // Pods (v1) and ray.io RayCluster, RayJob and RayService (v1, v1alpha1) are
 // audited; other kinds are counted and skipped. An object without
 // metadata.namespace is audited as in namespace "default", as kubectl would
-// create it. Per object: ObjectFindings (core/object_findings.h), wrapped as
-// a CREATE review and read by the webhook's own ReviewDecoder, so an audit
-// reads a field exactly as admission does. Only live Pods are judged (not
+// create it. Per object: ObjectFindings (core/object_findings.h) over the
+// request of its CREATE, the object read by the webhook's own object decoders
+// (core/object_decoder.h), so an audit reads a field exactly as admission does. Only live Pods are judged (not
 // terminating, not Succeeded or Failed: IsLiveHead, the second-head rule's
 // definition); the others are counted. Across objects, at Finish:
 //  - extra-head: a RayCluster (namespace, label ray.io/cluster) with more than

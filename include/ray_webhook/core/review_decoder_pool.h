@@ -16,10 +16,10 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "ray_webhook/core/review_decoder.h"
+#include "ray_webhook/mutex.h"
 
 namespace ray_webhook {
 
@@ -42,14 +42,14 @@ class ReviewDecoderPool {
     std::unique_ptr<ReviewDecoder> decoder_;
   };
 
-  Lease Acquire();
+  Lease Acquire() EXCLUDES(mutex_);
 
   // Shrinks (ReviewDecoder::ShrinkToDefault) every free decoder that grew and
   // was not lent since the previous call. Returns how many it shrank.
-  std::size_t ShrinkIdle();
+  std::size_t ShrinkIdle() EXCLUDES(mutex_);
 
   // Decoders made so far: the most reviews that ran at once.
-  std::size_t created() const;
+  std::size_t created() const EXCLUDES(mutex_);
 
  private:
   struct Idle {
@@ -57,11 +57,11 @@ class ReviewDecoderPool {
     bool lent_since_shrink;  // lent since the last ShrinkIdle()
   };
 
-  void Return(std::unique_ptr<ReviewDecoder> d);
+  void Return(std::unique_ptr<ReviewDecoder> d) EXCLUDES(mutex_);
 
-  mutable std::mutex mutex_;
-  std::vector<Idle> free_;  // back is the most recently returned
-  std::size_t created_ = 0;
+  mutable Mutex mutex_;
+  std::vector<Idle> free_ GUARDED_BY(mutex_);  // back is the most recently returned
+  std::size_t created_ GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace ray_webhook

@@ -27,9 +27,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
+
+#include "ray_webhook/mutex.h"
 
 namespace ray_webhook {
 
@@ -57,18 +58,18 @@ class BatchedLogSink final : public spdlog::sinks::sink {
   std::uint64_t dropped() const { return dropped_total_.load(); }
 
  private:
-  void WriterLoop();
+  void WriterLoop() EXCLUDES(wake_mutex_, write_mutex_);
   // Writes the lines whose slots are filled, in order. With wait_for_all it
   // also waits for slots reserved before the call to be filled (flush).
-  void WritePending(bool wait_for_all);
-  void RequestWrite();
-  std::unique_ptr<spdlog::formatter> CloneFormatter() const;
+  void WritePending(bool wait_for_all) EXCLUDES(write_mutex_);
+  void RequestWrite() EXCLUDES(wake_mutex_);
+  std::unique_ptr<spdlog::formatter> CloneFormatter() const EXCLUDES(formatter_mutex_);
 
   const int fd_;
   const Options options_;
   const std::uint64_t id_;  // tells this sink's per-thread formatters from another's
-  mutable std::mutex formatter_mutex_;
-  std::unique_ptr<spdlog::formatter> formatter_;  // guarded by formatter_mutex_
+  mutable Mutex formatter_mutex_;
+  std::unique_ptr<spdlog::formatter> formatter_ GUARDED_BY(formatter_mutex_);
   std::atomic<std::uint64_t> formatter_version_{0};
 
   // The ring: bytes [tail_, head_) are reserved, in slots of an 8-byte header
@@ -88,12 +89,12 @@ class BatchedLogSink final : public spdlog::sinks::sink {
   // Waking the writer: a logging thread takes wake_mutex_ only to notify,
   // once per batch or warning, never per line.
   std::atomic<bool> wake_requested_{false};
-  std::mutex wake_mutex_;
+  Mutex wake_mutex_;
   std::condition_variable wake_;
-  bool stop_ = false;  // guarded by wake_mutex_
+  bool stop_ GUARDED_BY(wake_mutex_) = false;
 
-  std::mutex write_mutex_;  // one consumer at a time: the writer thread or flush()
-  std::string writing_;     // guarded by write_mutex_
+  Mutex write_mutex_;  // one consumer at a time: the writer thread or flush()
+  std::string writing_ GUARDED_BY(write_mutex_);
   std::thread writer_;
 };
 

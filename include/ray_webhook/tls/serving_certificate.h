@@ -14,10 +14,10 @@
 #include <openssl/ssl.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "ray_webhook/core/status.h"
+#include "ray_webhook/mutex.h"
 
 namespace ray_webhook {
 
@@ -41,12 +41,12 @@ class ServingCertificate {
  private:
   struct Pair;
   static int OnCertificate(SSL* ssl, void* arg);
-  std::shared_ptr<const Pair> Current() const;
+  std::shared_ptr<const Pair> Current() const EXCLUDES(mutex_);
 
   const std::string cert_file_;
   const std::string key_file_;
-  mutable std::mutex mutex_;
-  std::shared_ptr<const Pair> current_;
+  mutable Mutex mutex_;
+  std::shared_ptr<const Pair> current_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ray_webhook

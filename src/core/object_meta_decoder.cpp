@@ -1,0 +1,23 @@
+#include "object_meta_decoder.h"
+
+namespace ray_webhook {
+
+void DecodeObjectMeta(od::value v, JsonReader& r, ObjectMeta& meta) {
+  od::object o;
+  if (!r.Object(v, "metadata", &o)) return;
+  r.Fields(o, [&](std::string_view k, od::value m) {
+    if (k == "name") {
+      r.String(m, "metadata.name", &meta.name);
+    } else if (k == "generateName") {
+      r.String(m, "metadata.generateName", &meta.generate_name);
+    } else if (k == "namespace") {
+      r.String(m, "metadata.namespace", &meta.namespace_name);
+    } else if (k == "labels") {
+      r.Map(m, "metadata.labels", &meta.labels);
+    } else if (k == "annotations") {
+      r.Map(m, "metadata.annotations", &meta.annotations);
+    }
+  });
+}
+
+}  // namespace ray_webhook
