@@ -10,7 +10,8 @@ packages=(
 )
 if [ "${1:-}" = "--test" ]; then
   # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.
-  packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3 clang-format)
+  # clang: the lock analysis (scripts/check-thread-safety.sh).
+  packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3 clang-format clang)
 fi
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)
