@@ -23,6 +23,9 @@
 #include <thread>
 #include <vector>
 
+#include "ray_webhook/http/answer_writer.h"
+#include "ray_webhook/net/peer_addresses.h"
+
 namespace ray_webhook {
 namespace {
 
@@ -42,23 +45,8 @@ constexpr std::chrono::milliseconds kFreshConnectionGrace{2000};
 // How often deadlines are checked while a connection has one running.
 constexpr std::chrono::milliseconds kBusyTick{100};
 constexpr std::chrono::milliseconds kIdleTick{1000};
-constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
 enum class Io { kDone, kWantRead, kWantWrite, kEof, kError };
-
-void AddressOf(const sockaddr_storage& addr, std::string* ip, int* port) {
-  char host[INET6_ADDRSTRLEN] = "";
-  if (addr.ss_family == AF_INET) {
-    const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
-    inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-    *port = ntohs(a->sin_port);
-  } else if (addr.ss_family == AF_INET6) {
-    const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
-    inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-    *port = ntohs(a->sin6_port);
-  }
-  *ip = host;
-}
 
 // Runs requests that may wait (the Kubernetes API lookup) off the event
 // loops. Workers start on demand up to max and stay until Stop().
@@ -128,10 +116,10 @@ struct Pollable {
 };
 
 struct Listener : Pollable {
-  Listener(int f, SSL_CTX* c, HttpExchange& e) : Pollable{true}, fd(f), ctx(c), exchange(e) {}
+  Listener(int f, SSL_CTX* c, HttpHandler& h) : Pollable{true}, fd(f), ctx(c), handler(h) {}
   const int fd;
   SSL_CTX* const ctx;
-  HttpExchange& exchange;
+  HttpHandler& handler;
 };
 
 struct EventLoop;
@@ -174,8 +162,7 @@ struct Connection : Pollable {
 
 struct JobDone {
   Connection* connection;
-  std::string out;
-  bool client_closed;
+  HttpAnswer answer;
 };
 
 struct ConnectionLoop::Impl {
@@ -379,12 +366,7 @@ struct EventLoop {
     c->loop = this;
     c->listener = l;
     c->fd = fd;
-    AddressOf(peer, &c->addresses.remote_ip, &c->addresses.remote_port);
-    sockaddr_storage local{};
-    socklen_t len = sizeof local;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
-      AddressOf(local, &c->addresses.local_ip, &c->addresses.local_port);
-    }
+    c->addresses = PeerAddressesOf(fd, peer);
     if (l->ctx != nullptr) {
       c->ssl = SSL_new(l->ctx);
       if (c->ssl == nullptr || SSL_set_fd(c->ssl, fd) != 1) {
@@ -568,7 +550,20 @@ struct EventLoop {
 
   enum class FrameStep { kNeedMore, kAnswered, kWriting, kStopped };
 
-  HttpExchange& ExchangeOf(const Connection* c) const { return c->listener->exchange; }
+  HttpHandler& HandlerOf(const Connection* c) const { return c->listener->handler; }
+
+  // Writes the answer to the current request into out; close is settled here, before its first byte.
+  void Write(Connection* c, const HttpAnswer& answer, bool close) {
+    AnswerFraming framing;
+    framing.close = close;
+    framing.head_only = c->head_parsed && c->head.method == "HEAD";
+    framing.keep_alive_seconds =
+        std::max<long>(1, std::chrono::duration_cast<std::chrono::seconds>(o.idle_timeout).count());
+    framing.keep_alive_max = o.max_requests_per_connection;
+    c->out.clear();
+    c->out_sent = 0;
+    WriteAnswer(answer, framing, &c->out);
+  }
 
   FrameStep Frame(Connection* c) {
     if (!c->head_parsed) {
@@ -587,26 +582,25 @@ struct EventLoop {
         return FrameStep::kWriting;
       }
       c->head_parsed = true;
-      if (c->head.content_length > 0 && !ExchangeOf(c).AcceptsBody(c->head)) {
-        // Answered from the head alone; the unread body is dropped while lingering.
-        RequestHead alone = c->head;
-        alone.forwarded = c->head.forwarded.substr(0, c->head.forwarded.rfind("Content-Length: ")) + "\r\n";
-        c->out.clear();
-        bool client_closed = false;
-        ExchangeOf(c).Answer(alone, {}, 0, c->addresses, true, false, &c->out, &client_closed);
-        ConsumeAll(c);
-        c->close_after_write = true;
-        c->answer_in_out = true;
-        c->phase = Connection::Phase::kWrite;
-        return FrameStep::kWriting;
+      if (c->head.content_length > 0) {
+        if (const Refusal refused = HandlerOf(c).CheckHead(c->head)) {
+          // Answered from the head alone; the unread body is dropped while lingering.
+          Write(c, AnswerOf(refused), true);
+          ConsumeAll(c);
+          c->close_after_write = true;
+          c->answer_in_out = true;
+          c->phase = Connection::Phase::kWrite;
+          return FrameStep::kWriting;
+        }
       }
     }
     const std::size_t need = c->scanner.head_bytes() + c->head.content_length;
     if (c->in_size < need) {
       if (c->head.expect_continue && !c->continue_sent) {
         c->continue_sent = true;
-        c->out.assign(kContinue);
+        c->out.clear();
         c->out_sent = 0;
+        WriteContinue(&c->out);
         c->phase = Connection::Phase::kWrite;
         return FrameStep::kWriting;
       }
@@ -623,35 +617,28 @@ struct EventLoop {
 
   FrameStep Dispatch(Connection* c) {
     const std::string_view body(c->in + c->scanner.head_bytes(), c->head.content_length);
-    const bool close = c->head.wants_close || ExchangeOf(c).Stopping() || impl.stopping ||
-                       ++c->served >= o.max_requests_per_connection;
-    c->out.clear();
-    c->out_sent = 0;
-    bool client_closed = false;
-    const HttpExchange::Reply r =
-        ExchangeOf(c).Answer(c->head, body, BodyPadding(c), c->addresses, close, false, &c->out, &client_closed);
-    if (r == HttpExchange::Reply::kNeedsBlockingThread) {
-      StartJob(c, close);
+    const bool close =
+        c->head.wants_close || HandlerOf(c).Stopping() || impl.stopping || ++c->served >= o.max_requests_per_connection;
+    Handled handled = HandlerOf(c).Handle(HttpRequest{c->head, body, BodyPadding(c), c->addresses});
+    if (handled.later != nullptr) {
+      StartJob(c, close, std::move(handled.later));
       return FrameStep::kStopped;
     }
-    FinishRequest(c, close || client_closed);
+    Write(c, handled.answer, close);
+    FinishRequest(c, close);
     return FrameStep::kAnswered;
   }
 
-  void StartJob(Connection* c, bool close) {
+  void StartJob(Connection* c, bool close, std::unique_ptr<Deferred> later) {
     c->out.clear();
     c->phase = Connection::Phase::kJob;
     c->job_close = close;
     Want(c, 0);
     ++jobs;
-    // The worker reads the head, the body and the addresses; while the
-    // connection is in kJob this loop changes none of them.
-    impl.pool.Submit([this, c, close] {
-      JobDone d{c, std::string(), false};
-      const std::string_view body(c->in + c->scanner.head_bytes(), c->head.content_length);
-      ExchangeOf(c).Answer(c->head, body, BodyPadding(c), c->addresses, close, true, &d.out, &d.client_closed);
-      PostDone(std::move(d));
-    });
+    // The job reads the request's bytes; while the connection is in kJob
+    // this loop changes none of them.
+    std::shared_ptr<Deferred> job(std::move(later));
+    impl.pool.Submit([this, c, job] { PostDone(JobDone{c, job->Run()}); });
   }
 
   void TakeDone() {
@@ -667,16 +654,11 @@ struct EventLoop {
         Close(c);
         continue;
       }
-      c->out = std::move(d.out);
-      c->out_sent = 0;
       c->phase = Connection::Phase::kRead;
-      if (!c->job_close && (ExchangeOf(c).Stopping() || impl.stopping)) {
-        // The shutdown began while the worker had it: this answer closes too.
-        const std::size_t status_line_end = c->out.find("\r\n");
-        if (status_line_end != std::string::npos) c->out.insert(status_line_end + 2, "Connection: close\r\n");
-        c->job_close = true;
-      }
-      FinishRequest(c, c->job_close || d.client_closed);
+      // A shutdown that began while the worker had it closes this answer too.
+      const bool close = c->job_close || HandlerOf(c).Stopping() || impl.stopping;
+      Write(c, d.answer, close);
+      FinishRequest(c, close);
       Advance(c);
     }
   }
@@ -706,9 +688,7 @@ struct EventLoop {
   }
 
   void RefuseAndClose(Connection* c, const Refusal& refusal) {
-    c->out.clear();
-    c->out_sent = 0;
-    ExchangeOf(c).Refuse(refusal.status, refusal.message, &c->out);
+    Write(c, AnswerOf(refusal), true);
     ConsumeAll(c);
     c->close_after_write = true;
     c->answer_in_out = true;
@@ -737,12 +717,15 @@ struct EventLoop {
       impl.buffered.fetch_sub(grow);
       return false;
     }
+    const HeadPlacement placement = PlacementOf(c->head, c->in);
     char* bigger = static_cast<char*>(std::realloc(c->in, want));
     if (bigger == nullptr) {
       impl.buffered.fetch_sub(grow);
       return false;
     }
     c->in = bigger;
+    // The parsed head's views point into the buffer: they move with it.
+    if (c->head_parsed) PlaceAt(&c->head, placement, c->in);
     c->in_capacity = want;
     return true;
   }
@@ -919,8 +902,8 @@ ConnectionLoop::ConnectionLoop(Options options) {
 
 ConnectionLoop::~ConnectionLoop() { Stop(); }
 
-void ConnectionLoop::AddListener(int fd, SSL_CTX* ctx, HttpExchange& exchange) {
-  impl_->listeners.push_back(std::make_unique<Listener>(fd, ctx, exchange));
+void ConnectionLoop::AddListener(int fd, SSL_CTX* ctx, HttpHandler& handler) {
+  impl_->listeners.push_back(std::make_unique<Listener>(fd, ctx, handler));
 }
 
 Status ConnectionLoop::Start() {

@@ -4,9 +4,9 @@
 // Contract: the loop owns every socket it accepts and all I/O on it, which
 // never blocks. A TLS handshake advances as its bytes arrive; a request is
 // read into its connection's buffer within HeadLimits and a byte budget
-// shared by all connections, then handed to its listener's HttpExchange on
-// the loop's thread. A request the exchange cannot answer without waiting
-// (the Kubernetes API lookup) goes to a blocking worker, started on demand up
+// shared by all connections, then handed to its listener's HttpHandler on
+// the loop's thread. The rest of a request that must wait (the Kubernetes
+// API lookup) goes to a blocking worker, started on demand up
 // to max_blocking_workers, and its connection waits for the answer without
 // holding the loop. Answers are written without blocking, in order, one at
 // a time: a connection that does not read its answers stops being read.
@@ -17,7 +17,8 @@
 // (411, 413, 414, 415, 417, 431, 400), 503 when the byte budget is spent; a
 // request refused before its body was read closes its connection (its body
 // is read and dropped, never parsed). 100 Continue is sent only after the
-// head passed HttpExchange::AcceptsBody. A handshake or request that
+// head passed HttpHandler::CheckHead. Every answer is written by
+// WriteAnswer, Connection: close decided before its first byte. A handshake or request that
 // outlives request_timeout (blocking_timeout on a worker) is cut. At most
 // max_connections are open: a new one beyond it closes the loop's oldest
 // idle connection, else is closed at once. Closing is graceful (TLS
@@ -34,40 +35,10 @@
 #include <string>
 #include <string_view>
 
-#include "http_request_head.h"
 #include "ray_webhook/core/status.h"
+#include "ray_webhook/http/http_handler.h"
 
 namespace ray_webhook {
-
-// A connection's two addresses, as cpp-httplib reports them (numeric host,
-// port in host order); learnt once when the connection is accepted.
-struct PeerAddresses {
-  std::string remote_ip, local_ip;
-  int remote_port = 0, local_port = 0;
-};
-
-// What a listener's connections are answered by. Called on the loop's
-// threads; Answer with may_block also on blocking workers, several at once.
-class HttpExchange {
- public:
-  enum class Reply { kAnswered, kNeedsBlockingThread };
-  virtual ~HttpExchange() = default;
-  // Before any of a request's body is read: false refuses it. The loop then
-  // calls Answer with the head alone (no Content-Length) and closes.
-  virtual bool AcceptsBody(const RequestHead& head) = 0;
-  // Appends the whole HTTP answer to *out. readable_padding: how many bytes
-  // after the body may be read (never written). close: the answer must close the
-  // connection. Sets *client_closed when the request asked to close. Without
-  // may_block, returns kNeedsBlockingThread (and nothing in *out that counts)
-  // for a request that would wait; the loop then calls again on a worker.
-  virtual Reply Answer(const RequestHead& head, std::string_view body, std::size_t readable_padding,
-                       const PeerAddresses& peer, bool close, bool may_block, std::string* out,
-                       bool* client_closed) = 0;
-  // A whole answer, with Connection: close, for a request the loop refuses.
-  virtual void Refuse(int status, std::string_view message, std::string* out) = 0;
-  // True from the start of a shutdown: every answer closes its connection.
-  virtual bool Stopping() const = 0;
-};
 
 class ConnectionLoop {
  public:
@@ -99,7 +70,7 @@ class ConnectionLoop {
   // Before Start(): connections accepted on the listening socket fd are
   // served with TLS from ctx, or as plain HTTP when ctx is null. The loop
   // owns fd from now on.
-  void AddListener(int fd, SSL_CTX* ctx, HttpExchange& exchange);
+  void AddListener(int fd, SSL_CTX* ctx, HttpHandler& handler);
   // Starts the event loops, or says why it could not.
   Status Start();
   // Accepts what is already queued on the listeners, then closes them.

@@ -147,8 +147,6 @@ void Metrics::CountBusyPolls(std::size_t n) { busy_polls_->Increment(static_cast
 
 void Metrics::SetOpenConnections(std::size_t n) { connections_open_->Set(static_cast<double>(n)); }
 
-void Metrics::RequestHandedOff(std::string_view webhook) { For(webhook).in_flight->Decrement(); }
-
 void Metrics::EnableAudit() {
   auto& findings = prometheus::BuildGauge()
                        .Name("ray_webhook_audit_findings")
