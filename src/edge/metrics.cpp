@@ -1,4 +1,4 @@
-#include "metrics.h"
+#include "ray_webhook/edge/metrics.h"
 
 #include <prometheus/text_serializer.h>
 

@@ -1,4 +1,4 @@
-#include "ray_webhook/edge/webhook_server.h"
+#include "ray_webhook/server/webhook_server.h"
 
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
@@ -12,24 +12,25 @@
 #include <mutex>
 #include <thread>
 
-#include "connection_loop.h"
-#include "lookup_deadline.h"
-#include "metrics.h"
-#include "periodic_audit.h"
 #include "ray_webhook/core/admission_response.h"
 #include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/review_decoder_pool.h"
 #include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/edge/metrics.h"
+#include "ray_webhook/edge/periodic_audit.h"
+#include "ray_webhook/edge/usable_cpus.h"
 #include "ray_webhook/http/http_handler.h"
+#include "ray_webhook/http/http_session.h"
 #include "ray_webhook/http/refusal.h"
 #include "ray_webhook/kube/kube_api_client.h"
 #include "ray_webhook/logging/review_log_line.h"
+#include "ray_webhook/net/connection_loop.h"
 #include "ray_webhook/net/listening_socket.h"
 #include "ray_webhook/net/open_file_limit.h"
+#include "ray_webhook/server/lookup_deadline.h"
+#include "ray_webhook/server/route.h"
 #include "ray_webhook/tls/serving_certificate.h"
 #include "ray_webhook/tls/tls_policy.h"
-#include "route.h"
-#include "usable_cpus.h"
 
 namespace ray_webhook {
 namespace {
@@ -238,6 +239,9 @@ struct WebhookServer::Impl {
   std::atomic<bool> draining{false};
   PortHandler webhook_handler;
   PortHandler probe_handler;
+  ByteBudget request_bytes{64 * 1024 * 1024};  // held by all connections together
+  std::unique_ptr<HttpSessions> webhook_sessions;
+  std::unique_ptr<HttpSessions> probe_sessions;
   SSL_CTX* ctx = nullptr;
   std::unique_ptr<ConnectionLoop> loop;
   std::size_t max_connections = 0;
@@ -368,22 +372,26 @@ Status WebhookServer::Bind() {
   o.event_loops = UsableCpus();
   o.max_blocking_workers = static_cast<std::size_t>(c.threads);
   o.max_connections = m.max_connections;
-  o.max_requests_per_connection = kKeepAliveMaxCount;
-  o.limits.max_body_bytes = c.max_body_bytes;
   o.request_timeout = c.request_timeout;
   // A request may wait for the Kubernetes API on top of its own deadline.
   o.blocking_timeout = c.request_timeout + c.kube_api.timeout;
   o.idle_timeout = c.idle_timeout;
   o.busy_poll = c.busy_poll;
   m.loop = std::make_unique<ConnectionLoop>(o);
+  HttpSessionOptions http;
+  http.limits.max_body_bytes = c.max_body_bytes;
+  http.max_requests = kKeepAliveMaxCount;
+  http.idle_timeout = c.idle_timeout;
+  m.webhook_sessions = std::make_unique<HttpSessions>(m.webhook_handler, m.request_bytes, http);
+  m.probe_sessions = std::make_unique<HttpSessions>(m.probe_handler, m.request_bytes, http);
 
   Result<int> webhook_fd = OpenListeningSocket(c.bind_address, c.port);
   if (!webhook_fd.ok()) return webhook_fd.status();
-  m.loop->AddListener(*webhook_fd, m.ctx, m.webhook_handler);
+  m.loop->AddListener(*webhook_fd, m.ctx, *m.webhook_sessions);
   if (c.probe_port != 0) {
     Result<int> probe_fd = OpenListeningSocket(c.bind_address, c.probe_port);
     if (!probe_fd.ok()) return probe_fd.status();
-    m.loop->AddListener(*probe_fd, nullptr, m.probe_handler);
+    m.loop->AddListener(*probe_fd, nullptr, *m.probe_sessions);
   }
   if (Status started = m.loop->Start(); !started.ok()) return started;
   spdlog::info("serving certificate: {}", m.certificate.Describe());

@@ -1,4 +1,4 @@
-#include "edge/route.h"
+#include "ray_webhook/server/route.h"
 
 #include <gtest/gtest.h>
 

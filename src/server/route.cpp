@@ -1,4 +1,4 @@
-#include "route.h"
+#include "ray_webhook/server/route.h"
 
 #include <cctype>
 

@@ -1,30 +1,24 @@
 // ConnectionLoop: every connection of the server, as state, served by one
-// event loop per CPU; a request reaches a handler only once it is whole.
+// event loop per CPU; what the bytes mean is its listener's Session's affair.
 //
 // Contract: the loop owns every socket it accepts and all I/O on it, which
-// never blocks. A TLS handshake advances as its bytes arrive; a request is
-// read into its connection's buffer within HeadLimits and a byte budget
-// shared by all connections, then handed to its listener's HttpHandler on
-// the loop's thread. The rest of a request that must wait (the Kubernetes
-// API lookup) goes to a blocking worker, started on demand up
-// to max_blocking_workers, and its connection waits for the answer without
-// holding the loop. Answers are written without blocking, in order, one at
-// a time: a connection that does not read its answers stops being read.
-// A connection that pipelines is served a few requests per turn, so it never
-// holds the loop's other connections for long.
+// never blocks: a Transport (TLS or plain) per connection, whose handshake
+// advances as its bytes arrive. It reads into the connection's Session,
+// writes what the session answers, in order, one answer at a time (a
+// connection that does not read its answers stops being read), and runs the
+// work a session hands out (the Kubernetes API lookup) on a blocking worker,
+// started on demand up to max_blocking_workers, while the connection waits
+// without holding the loop. A connection that pipelines is served a few
+// requests per turn, so it never holds the loop's other connections for long.
 //
-// Limits, each answered and never waited out: what HttpRequestHead refuses
-// (411, 413, 414, 415, 417, 431, 400), 503 when the byte budget is spent; a
-// request refused before its body was read closes its connection (its body
-// is read and dropped, never parsed). 100 Continue is sent only after the
-// head passed HttpHandler::CheckHead. Every answer is written by
-// WriteAnswer, Connection: close decided before its first byte. A handshake or request that
-// outlives request_timeout (blocking_timeout on a worker) is cut. At most
-// max_connections are open: a new one beyond it closes the loop's oldest
-// idle connection, else is closed at once. Closing is graceful (TLS
-// close_notify, then FIN, then what the peer still sends is read and dropped
-// for up to `linger`), so an answer is never lost to a reset, and an idle
-// connection is closed only when nothing it sent is waiting to be read.
+// Timers, each enforced and never waited out: a handshake or request that
+// outlives request_timeout (blocking_timeout on a worker) is cut; a
+// connection idle for idle_timeout is closed. At most max_connections are
+// open: a new one beyond it closes the loop's oldest idle connection, else
+// is closed at once. Closing is graceful (TLS close_notify, then FIN, then
+// what the peer still sends is read and dropped for up to `linger`), so an
+// answer is never lost to a reset, and an idle connection is closed only
+// when nothing it sent is waiting to be read.
 #pragma once
 
 #include <openssl/ssl.h>
@@ -36,7 +30,7 @@
 #include <string_view>
 
 #include "ray_webhook/core/status.h"
-#include "ray_webhook/http/http_handler.h"
+#include "ray_webhook/net/session.h"
 
 namespace ray_webhook {
 
@@ -46,10 +40,6 @@ class ConnectionLoop {
     std::size_t event_loops = 1;  // about the CPUs the process may use
     std::size_t max_blocking_workers = 64;
     std::size_t max_connections = 2048;
-    std::size_t max_requests_per_connection = 100000;
-    // Request bytes held by all connections together.
-    std::size_t buffer_budget = 64 * 1024 * 1024;
-    HeadLimits limits;
     // From a handshake's or a request's first byte to the end of its answer.
     std::chrono::milliseconds request_timeout{10000};
     // The same for a request answered on a blocking worker.
@@ -68,9 +58,9 @@ class ConnectionLoop {
   ConnectionLoop& operator=(const ConnectionLoop&) = delete;
 
   // Before Start(): connections accepted on the listening socket fd are
-  // served with TLS from ctx, or as plain HTTP when ctx is null. The loop
-  // owns fd from now on.
-  void AddListener(int fd, SSL_CTX* ctx, HttpHandler& handler);
+  // served with TLS from ctx, or in plain text when ctx is null, each by a
+  // session from `sessions`. The loop owns fd from now on.
+  void AddListener(int fd, SSL_CTX* ctx, SessionFactory& sessions);
   // Starts the event loops, or says why it could not.
   Status Start();
   // Accepts what is already queued on the listeners, then closes them.

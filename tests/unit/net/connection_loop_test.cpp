@@ -1,4 +1,4 @@
-#include "edge/connection_loop.h"
+#include "ray_webhook/net/connection_loop.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "ray_webhook/http/http_session.h"
 #include "ray_webhook/net/listening_socket.h"
 
 namespace ray_webhook {
@@ -220,13 +221,18 @@ class ConnectionLoopTest : public ::testing::Test {
     SSL_CTX_free(server_ctx_);
     SSL_CTX_free(client_ctx_);
   }
-  void Begin(ConnectionLoop::Options o = {}, bool tls = true) {
+  // The loop with HTTP sessions over TestHandler; budget: request bytes held at once.
+  void Begin(ConnectionLoop::Options o = {}, bool tls = true, std::size_t budget = 64 * 1024 * 1024) {
     Result<int> listening = OpenListeningSocket("127.0.0.1", 0);
     ASSERT_TRUE(listening.ok()) << listening.error();
     const int fd = *listening;
     port_ = BoundPort(fd);
     loop_ = std::make_unique<ConnectionLoop>(o);
-    loop_->AddListener(fd, tls ? server_ctx_ : nullptr, exchange_);
+    budget_ = std::make_unique<ByteBudget>(budget);
+    HttpSessionOptions session_options;
+    session_options.idle_timeout = o.idle_timeout;
+    sessions_ = std::make_unique<HttpSessions>(exchange_, *budget_, session_options);
+    loop_->AddListener(fd, tls ? server_ctx_ : nullptr, *sessions_);
     const Status started = loop_->Start();
     ASSERT_TRUE(started.ok()) << started.message();
   }
@@ -240,7 +246,9 @@ class ConnectionLoopTest : public ::testing::Test {
   SSL_CTX* client_ctx_ = nullptr;
   int port_ = 0;
   TestHandler exchange_;
-  std::unique_ptr<ConnectionLoop> loop_;
+  std::unique_ptr<ByteBudget> budget_;
+  std::unique_ptr<HttpSessions> sessions_;
+  std::unique_ptr<ConnectionLoop> loop_;  // destroyed first: its threads use the sessions
 };
 
 TEST_F(ConnectionLoopTest, AKeepAliveConnectionIsServedRequestAfterRequest) {
@@ -392,9 +400,7 @@ TEST_F(ConnectionLoopTest, ShuttingDownEveryAnswerClosesAndIdleConnectionsCloseW
 }
 
 TEST_F(ConnectionLoopTest, RequestBytesBeyondTheSharedBudgetAreRefused) {
-  ConnectionLoop::Options o;
-  o.buffer_budget = 200 * 1024;
-  Begin(o);
+  Begin({}, true, 200 * 1024);
   auto big = Connect();
   ASSERT_TRUE(big->Send(Post("/big", std::string(300 * 1024, 'x'))));
   EXPECT_TRUE(big->Answer().starts_with("HTTP/1.1 503 "));
