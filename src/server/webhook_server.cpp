@@ -1,6 +1,5 @@
 #include "ray_webhook/server/webhook_server.h"
 
-#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -12,8 +11,6 @@
 #include <mutex>
 #include <thread>
 
-#include "ray_webhook/core/admission_response.h"
-#include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/review_decoder_pool.h"
 #include "ray_webhook/core/review_handler.h"
 #include "ray_webhook/edge/metrics.h"
@@ -23,11 +20,10 @@
 #include "ray_webhook/http/http_session.h"
 #include "ray_webhook/http/refusal.h"
 #include "ray_webhook/kube/kube_api_client.h"
-#include "ray_webhook/logging/review_log_line.h"
 #include "ray_webhook/net/connection_loop.h"
 #include "ray_webhook/net/listening_socket.h"
 #include "ray_webhook/net/open_file_limit.h"
-#include "ray_webhook/server/lookup_deadline.h"
+#include "ray_webhook/server/review_path.h"
 #include "ray_webhook/server/route.h"
 #include "ray_webhook/tls/serving_certificate.h"
 #include "ray_webhook/tls/tls_policy.h"
@@ -46,35 +42,6 @@ constexpr std::size_t kKeepAliveMaxCount = 100000;
 // own, certificate and token reads, the Kubernetes API connections.
 constexpr std::size_t kReservedDescriptors = 64;
 
-// A user-supplied value in a warn or error line, written as AppendLogValue
-// writes it.
-struct LogValue {
-  std::string_view value;
-};
-
-}  // namespace
-}  // namespace ray_webhook
-
-template <>
-struct fmt::formatter<ray_webhook::LogValue> {
-  constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
-  template <typename Context>
-  auto format(const ray_webhook::LogValue& v, Context& ctx) const {
-    std::string shown;
-    ray_webhook::AppendLogValue(v.value, &shown);
-    return std::copy(shown.begin(), shown.end(), ctx.out());
-  }
-};
-
-namespace ray_webhook {
-namespace {
-
-// A handler that threw: a 500 for this request alone, and an error line.
-HttpAnswer Failed(std::string_view path, std::string_view what) {
-  spdlog::error("handler failed path={} error={}", path, LogValue{what});
-  return AnswerOf(Refusal{500, "internal error while handling the request"});
-}
-
 }  // namespace
 
 struct WebhookServer::Impl {
@@ -92,59 +59,18 @@ struct WebhookServer::Impl {
     const bool webhook_port_;
   };
 
-  // The rest of a review that waits for the head lookup, on a blocking worker.
-  class LookupStep;
-
   explicit Impl(const ServerConfig& c)
       : config(c),
         certificate(config.tls.cert_file, config.tls.key_file),
         webhook_handler(*this, true),
         probe_handler(*this, false) {
     if (config.kube_api.configured()) kube = std::make_unique<KubeApiClient>(config.kube_api);
+    reviews = std::make_unique<ReviewPath>(config.policy, decoders, metrics, kube.get(), config.kube_api.timeout);
   }
 
   ~Impl() {
     loop.reset();  // its threads use the handlers
     SSL_CTX_free(ctx);
-  }
-
-  HeadPodList LookUpHeads(const HeadQuery& query, std::chrono::milliseconds deadline) {
-    HeadPodList r = kube->ListHeadPods(query.namespace_name, query.cluster, deadline);
-    metrics.CountHeadLookup(r.ok());
-    if (!r.ok()) {
-      spdlog::warn("head lookup failed namespace={} cluster={} error={}", LogValue{query.namespace_name},
-                   LogValue{query.cluster}, LogValue{r.error()});
-    }
-    return r;
-  }
-
-  // One review: decoded and decided here, on the event loop, unless it needs
-  // the head lookup; then the rest runs on a blocking worker.
-  Handled Review(const HttpRequest& request, Endpoint endpoint);
-
-  // The answer to a decided review, counted and logged.
-  HttpAnswer Finish(ReviewOutcome& out, Endpoint endpoint, std::string_view remote, Clock::time_point start) {
-    const std::string_view path = EndpointPath(endpoint);
-    const auto elapsed = Clock::now() - start;
-    metrics.RequestFinished(path, out.http_status, std::chrono::duration<double>(elapsed).count());
-    HttpAnswer answer;
-    answer.status = out.http_status;
-    answer.body = std::move(out.body);
-    if (out.http_status != 200) {
-      spdlog::warn("review rejected path={} remote={} status={} error={}", path, remote, out.http_status,
-                   LogValue{out.error});
-      return answer;
-    }
-    metrics.CountDecision(out.decision);
-    if (!spdlog::should_log(spdlog::level::info)) return answer;  // skip building the line
-    thread_local std::string line;
-    line.clear();
-    AppendReviewLogLine(
-        ReviewLogFieldsOf(out, endpoint, std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()),
-        &line);
-    // A ready line: spdlog's string_view overload skips fmt altogether.
-    spdlog::default_logger_raw()->log(spdlog::level::info, spdlog::string_view_t(line.data(), line.size()));
-    return answer;
   }
 
   HttpAnswer ProbeAnswer(std::string_view path) {
@@ -235,6 +161,7 @@ struct WebhookServer::Impl {
   ServingCertificate certificate;
   Metrics metrics;
   std::unique_ptr<KubeApiClient> kube;
+  std::unique_ptr<ReviewPath> reviews;   // uses the decoders, the metrics and kube
   std::unique_ptr<PeriodicAudit> audit;  // --audit-interval; stopped before kube and metrics go
   std::atomic<bool> draining{false};
   PortHandler webhook_handler;
@@ -254,55 +181,6 @@ struct WebhookServer::Impl {
   bool served = false;     // guarded by mutex
 };
 
-class WebhookServer::Impl::LookupStep final : public Deferred {
- public:
-  LookupStep(Impl& server, ReviewDecoderPool::Lease decoder, PreparedReview review, std::chrono::milliseconds deadline,
-             std::string_view remote, Endpoint endpoint, Clock::time_point start)
-      : server_(server),
-        decoder_(std::move(decoder)),
-        review_(std::move(review)),
-        deadline_(deadline),
-        remote_(remote),
-        endpoint_(endpoint),
-        start_(start) {}
-
-  HttpAnswer Run() override {
-    try {
-      review_.Finish(server_.LookUpHeads(review_.heads_wanted(), deadline_));
-      return server_.Finish(review_.outcome(), endpoint_, remote_, start_);
-    } catch (const std::exception& e) {
-      return Failed(EndpointPath(endpoint_), e.what());
-    }
-  }
-
- private:
-  Impl& server_;
-  ReviewDecoderPool::Lease decoder_;  // holds the decoded review until it is finished
-  PreparedReview review_;
-  const std::chrono::milliseconds deadline_;
-  const std::string_view remote_;  // the connection's, which outlives the step
-  const Endpoint endpoint_;
-  const Clock::time_point start_;
-};
-
-Handled WebhookServer::Impl::Review(const HttpRequest& request, Endpoint endpoint) {
-  ReviewDecoderPool::Lease decoder = decoders.Acquire();
-  metrics.RequestStarted(EndpointPath(endpoint));
-  const auto start = Clock::now();
-  PreparedReview review =
-      PrepareReview(request.body, endpoint, config.policy, *decoder, kube != nullptr, request.readable_padding);
-  Handled handled;
-  if (review.done()) {
-    handled.answer = Finish(review.outcome(), endpoint, request.peer.remote_ip, start);
-    return handled;
-  }
-  // ?timeout= is read only by a review that looks heads up: few do.
-  const std::chrono::milliseconds deadline = LookupDeadline(TimeoutParam(request.head.target), config.kube_api.timeout);
-  handled.later = std::make_unique<LookupStep>(*this, std::move(decoder), std::move(review), deadline,
-                                               request.peer.remote_ip, endpoint, start);
-  return handled;
-}
-
 Refusal WebhookServer::Impl::PortHandler::CheckHead(const RequestHead& head) {
   return RouteOf(head.method, DecodedPath(head.path), head.content_type, webhook_port_).refusal;
 }
@@ -314,14 +192,14 @@ Handled WebhookServer::Impl::PortHandler::Handle(const HttpRequest& request) {
     Route route = RouteOf(request.head.method, path, request.head.content_type, webhook_port_);
     switch (route.kind) {
       case Route::kRefused: handled.answer = AnswerOf(route.refusal); break;
-      case Route::kMutate: return server_.Review(request, Endpoint::kMutate);
-      case Route::kValidate: return server_.Review(request, Endpoint::kValidate);
+      case Route::kMutate: return server_.reviews->Review(request, Endpoint::kMutate);
+      case Route::kValidate: return server_.reviews->Review(request, Endpoint::kValidate);
       case Route::kProbe: handled.answer = server_.ProbeAnswer(path); break;
       case Route::kMetrics: handled.answer = server_.MetricsAnswer(); break;
     }
   } catch (const std::exception& e) {
     handled.later.reset();
-    handled.answer = Failed(path, e.what());
+    handled.answer = HandlerFailed(path, e.what());
   }
   return handled;
 }
