@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "edge/http_request_head.h"
+#include "ray_webhook/http/request_head.h"
 
 namespace {
 

@@ -17,9 +17,9 @@
 #include "audit_command.h"
 #include "command_line.h"
 #include "ray_webhook/core/review_handler.h"
-#include "ray_webhook/edge/webhook_server.h"
 #include "ray_webhook/logging/batched_log_sink.h"
 #include "ray_webhook/logging/log_line_formatter.h"
+#include "ray_webhook/server/webhook_server.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "metrics.h"
+#include "ray_webhook/edge/metrics.h"
 
 #include <prometheus/text_serializer.h>
 
@@ -146,8 +146,6 @@ void Metrics::CountConnectionsRefused(std::size_t n) { connections_refused_->Inc
 void Metrics::CountBusyPolls(std::size_t n) { busy_polls_->Increment(static_cast<double>(n)); }
 
 void Metrics::SetOpenConnections(std::size_t n) { connections_open_->Set(static_cast<double>(n)); }
-
-void Metrics::RequestHandedOff(std::string_view webhook) { For(webhook).in_flight->Decrement(); }
 
 void Metrics::EnableAudit() {
   auto& findings = prometheus::BuildGauge()

@@ -1,4 +1,4 @@
-#include "periodic_audit.h"
+#include "ray_webhook/edge/periodic_audit.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "usable_cpus.h"
+#include "ray_webhook/edge/usable_cpus.h"
 
 #include <sched.h>
 

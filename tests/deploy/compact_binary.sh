@@ -24,7 +24,8 @@ for source in cli/main cli/command_line kube/kube_api_client tls/serving_certifi
   if [ "$opt" = -Os ]; then pass "src/$source.cpp compiled with -Os"
   else fail "src/$source.cpp compiled with -Os (last -O flag: '${opt:-none}')"; fi
 done
-for source in core/review_handler core/review_decoder edge/webhook_server logging/batched_log_sink \
+for source in core/review_handler core/review_decoder server/webhook_server server/route http/http_session \
+  http/answer_writer net/connection net/event_loop logging/batched_log_sink \
   logging/log_line_formatter logging/review_log_line edge/metrics; do
   cmd="$(command_of "$source")"
   opt="$(last_opt "$cmd")"

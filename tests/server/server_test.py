@@ -730,9 +730,9 @@ def case_no_compression(work):
 
 
 def case_direct_reviews(work):
-    # Reviews skip cpp-httplib's router (webhook_server.cpp); a path that only
-    # cpp-httplib decodes to /mutate still goes through it, so the two answers
-    # can be compared byte for byte.
+    # A path that is /mutate only once percent-decoded is routed as /mutate
+    # (src/edge/route.cpp), and both answers come from the one answer writer,
+    # so the two can be compared byte for byte.
     server = Server(work, "--idle-timeout", "7s")
     try:
         def send(sock, target, body=b"", extra=""):
@@ -743,7 +743,7 @@ def case_direct_reviews(work):
         with server.connect() as s:
             routed, direct = send(s, "/mut%61te"), send(s, "/mutate")
         check(routed.startswith(b"HTTP/1.1 400 ") and routed == direct,
-              f"an empty review is answered byte for byte as cpp-httplib answers it ({direct[:200]!r} against {routed[:200]!r})")
+              f"an empty review is answered byte for byte as on its percent-encoded path ({direct[:200]!r} against {routed[:200]!r})")
         with server.connect() as s:
             routed_close = send(s, "/mut%61te", extra="Connection: close\r\n")
         with server.connect() as s:
@@ -765,7 +765,7 @@ def case_direct_reviews(work):
         shape = [l for l in lines(ok)[1:] if not l.startswith(b"Content-Length:")]
         routed_shape = [l for l in lines(routed)[1:] if not l.startswith(b"Content-Length:")]
         check(lines(ok)[0] == b"HTTP/1.1 200 OK" and shape == routed_shape and b"Keep-Alive: timeout=7, max=100000" in shape,
-              f"a review's answer has cpp-httplib's headers in its order ({lines(ok)!r} against {lines(routed)!r})")
+              f"a review's answer has the routed answer's headers in their order ({lines(ok)!r} against {lines(routed)!r})")
         check(all(p == ok for p in pipelined),
               "reviews pipelined behind one another get the same answer (the next request sits where the parser may read past the body)")
     finally:

@@ -1,18 +1,27 @@
-// ReviewHandler: decode -> decide -> encode for one HTTP body.
+// ReviewHandler: decode -> decide -> encode for one HTTP body, in one step
+// or, when the decision needs a fact from the cluster, in two.
 //
-// Contract: takes the raw body of POST /mutate or /validate and always
-// returns an answer: 200 with an AdmissionReview, or 400 with a Status body
-// saying what is wrong with the input. Never throws and does no I/O itself:
-// the one cluster fact a rule may need, the RayCluster's head Pods, comes
-// from the injected lookup, called only when PodPolicy needs it. The server
-// adds transport, logging and metrics around it.
+// Contract: PrepareReview takes the raw body of POST /mutate or /validate,
+// decodes it once and, unless PodPolicy needs the RayCluster's head Pods,
+// decides and encodes it: the review is then done(). Otherwise it stops
+// before deciding and says which lookup it waits for (heads_wanted()); the
+// caller runs that lookup wherever it may wait and hands the result to
+// Finish(), which decides on the request decoded in the first step. The
+// answer is always one: 200 with an AdmissionReview, or 400 with a Status
+// body saying what is wrong with the input. Never throws and does no I/O:
+// the core never waits, so it never needs to know on which thread it runs.
+// A prepared review holds views into its decoder and its body: both must
+// stay untouched until it is finished. HandleReview runs both steps for a
+// caller that may wait (the command line, tests).
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "ray_webhook/core/decision.h"
+#include "ray_webhook/core/head_pods.h"
 #include "ray_webhook/core/pod_policy.h"
 #include "ray_webhook/core/policy_config.h"
 #include "ray_webhook/core/review_decoder.h"
@@ -32,10 +41,49 @@ struct ReviewOutcome {
   std::string error;  // why the body was refused, when http_status != 200
 };
 
+// The lookup a review waits for: the head Pods of RayCluster `cluster` in
+// `namespace_name`. Views into the decoder's buffer, like the outcome's.
+struct HeadQuery {
+  std::string_view namespace_name;
+  std::string_view cluster;
+};
+
+class PreparedReview {
+ public:
+  // True when outcome() is the answer; false while the decision waits for heads_wanted().
+  bool done() const { return !wanted_.has_value(); }
+  // Valid only while !done().
+  const HeadQuery& heads_wanted() const { return *wanted_; }
+  // The second step, once: decides with the lookup's result (or the error
+  // that says why there is none) and encodes the answer. Then done().
+  void Finish(const HeadPodList& heads);
+
+  ReviewOutcome& outcome() { return outcome_; }
+  const ReviewOutcome& outcome() const { return outcome_; }
+
+ private:
+  friend PreparedReview PrepareReview(std::string_view, Endpoint, const PolicyConfig&, ReviewDecoder&, bool,
+                                      std::size_t);
+  void Decide(const HeadPodList* heads);
+
+  ReviewOutcome outcome_;
+  std::optional<HeadQuery> wanted_;
+  // The first step's decoded request, owned by the decoder.
+  const AdmissionRequest* request_ = nullptr;
+  Endpoint endpoint_ = Endpoint::kMutate;
+  const PolicyConfig* policy_ = nullptr;
+};
+
+// can_look_up: the caller has a way to list head Pods; without one a review
+// that would need them is decided without, as PodPolicy defines.
+// body_padding: see ReviewDecoder::Decode. policy must outlive the review.
+PreparedReview PrepareReview(std::string_view body, Endpoint endpoint, const PolicyConfig& policy,
+                             ReviewDecoder& decoder, bool can_look_up, std::size_t body_padding = 0);
+
 // Lists the head Pods of RayCluster `cluster` in `namespace_name`.
 using HeadLookup = std::function<HeadPodList(std::string_view namespace_name, std::string_view cluster)>;
 
-// body_padding: see ReviewDecoder::Decode.
+// Both steps at once, calling lookup in between when the review needs it.
 ReviewOutcome HandleReview(std::string_view body, Endpoint endpoint, const PolicyConfig& policy, ReviewDecoder& decoder,
                            const HeadLookup& lookup = {}, std::size_t body_padding = 0);
 

@@ -68,5 +68,65 @@ TEST(ReviewHandler, LookupIsCalledOnlyWhenTheRulesNeedIt) {
   EXPECT_EQ(calls, 1);
 }
 
+// A review that needs no cluster fact is decided in the one step.
+TEST(ReviewHandler, PrepareDecidesAtOnceWhenNoLookupIsNeeded) {
+  ReviewDecoder decoder;
+  const std::string worker = ReadFixture("reviews/kuberay-0.4-worker.json");
+  PreparedReview review = PrepareReview(worker, Endpoint::kMutate, PolicyConfig{}, decoder, true);
+  ASSERT_TRUE(review.done());
+  EXPECT_EQ(review.outcome().http_status, 200);
+  EXPECT_FALSE(review.outcome().looked_up_heads);
+  EXPECT_FALSE(review.outcome().decision.patch.empty());
+  EXPECT_EQ(nlohmann::json::parse(review.outcome().body)["kind"], "AdmissionReview");
+}
+
+TEST(ReviewHandler, PrepareAnswersABadBodyAtOnce) {
+  ReviewDecoder decoder;
+  PreparedReview review = PrepareReview("{", Endpoint::kValidate, PolicyConfig{}, decoder, true);
+  ASSERT_TRUE(review.done());
+  EXPECT_EQ(review.outcome().http_status, 400);
+}
+
+// A head Pod on /validate stops before the decision, says which lookup it
+// waits for, and is decided by Finish on the request the first step decoded.
+TEST(ReviewHandler, PrepareStopsForTheHeadLookupAndFinishDecides) {
+  ReviewDecoder decoder;
+  const std::string head = ReadFixture("reviews/head-already-named.json");
+  PreparedReview review = PrepareReview(head, Endpoint::kValidate, PolicyConfig{}, decoder, true);
+  ASSERT_FALSE(review.done());
+  EXPECT_EQ(review.heads_wanted().namespace_name, "default");
+  EXPECT_EQ(review.heads_wanted().cluster, "raycluster-kuberay");
+  EXPECT_TRUE(review.outcome().body.empty());
+  review.Finish(HeadPodList(std::vector<HeadPod>{{"raycluster-kuberay-head-old", "Running", false}}));
+  ASSERT_TRUE(review.done());
+  EXPECT_TRUE(review.outcome().looked_up_heads);
+  EXPECT_EQ(review.outcome().http_status, 200);
+  EXPECT_FALSE(review.outcome().decision.allowed);
+  EXPECT_EQ(review.outcome().decision.denial.code, 409);
+  const auto j = nlohmann::json::parse(review.outcome().body);
+  EXPECT_EQ(j["response"]["allowed"], false);
+  EXPECT_EQ(j["response"]["uid"], std::string(review.outcome().uid));
+}
+
+// No head Pods yet: the same review is allowed.
+TEST(ReviewHandler, FinishWithNoHeadsAllows) {
+  ReviewDecoder decoder;
+  const std::string head = ReadFixture("reviews/head-already-named.json");
+  PreparedReview review = PrepareReview(head, Endpoint::kValidate, PolicyConfig{}, decoder, true);
+  ASSERT_FALSE(review.done());
+  review.Finish(HeadPodList(std::vector<HeadPod>{}));
+  EXPECT_TRUE(review.outcome().decision.allowed);
+}
+
+// Without a way to look heads up, the review is decided in one step, as PodPolicy decides without them.
+TEST(ReviewHandler, PrepareWithoutALookupNeverWaits) {
+  ReviewDecoder decoder;
+  const std::string head = ReadFixture("reviews/head-already-named.json");
+  PreparedReview review = PrepareReview(head, Endpoint::kValidate, PolicyConfig{}, decoder, false);
+  ASSERT_TRUE(review.done());
+  EXPECT_FALSE(review.outcome().looked_up_heads);
+  EXPECT_EQ(review.outcome().http_status, 200);
+}
+
 }  // namespace
 }  // namespace ray_webhook

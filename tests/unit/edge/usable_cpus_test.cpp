@@ -1,4 +1,4 @@
-#include "edge/usable_cpus.h"
+#include "ray_webhook/edge/usable_cpus.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "edge/lookup_deadline.h"
+#include "ray_webhook/server/lookup_deadline.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "lookup_deadline.h"
+#include "ray_webhook/server/lookup_deadline.h"
 
 #include <algorithm>
 

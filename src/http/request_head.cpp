@@ -1,4 +1,4 @@
-#include "http_request_head.h"
+#include "ray_webhook/http/request_head.h"
 
 #include <cstring>
 
@@ -91,6 +91,22 @@ HeadScanner::State HeadScanner::Scan(std::string_view buffered, const HeadLimits
     return refuse(431, "the request head exceeds " + std::to_string(limits.max_head_bytes) + " bytes");
   }
   return State::kNeedMore;
+}
+
+HeadPlacement PlacementOf(const RequestHead& head, const char* buffer) {
+  // An empty view may point anywhere (or nowhere): it stays empty.
+  const auto at = [buffer](std::string_view v) { return v.empty() ? 0 : static_cast<std::size_t>(v.data() - buffer); };
+  return {at(head.method), at(head.target), at(head.path), at(head.content_type)};
+}
+
+void PlaceAt(RequestHead* head, const HeadPlacement& at, const char* buffer) {
+  const auto moved = [buffer](std::string_view v, std::size_t offset) {
+    return v.empty() ? v : std::string_view(buffer + offset, v.size());
+  };
+  head->method = moved(head->method, at.method);
+  head->target = moved(head->target, at.target);
+  head->path = moved(head->path, at.path);
+  head->content_type = moved(head->content_type, at.content_type);
 }
 
 bool ParseRequestHead(std::string_view head, const HeadLimits& limits, RequestHead* out, Refusal* refusal) {

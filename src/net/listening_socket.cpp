@@ -1,4 +1,4 @@
-#include "listening_socket.h"
+#include "ray_webhook/net/listening_socket.h"
 
 #include <netdb.h>
 #include <netinet/in.h>

@@ -1,4 +1,4 @@
-// HttpRequestHead: frames one HTTP/1.1 request in the bytes a connection has
+// RequestHead: frames one HTTP/1.1 request in the bytes a connection has
 // received so far, within fixed bounds, before anything else reads them.
 //
 // Contract: HeadScanner::Scan takes the connection's buffered bytes (always
@@ -12,7 +12,7 @@
 // body-carrying method without Content-Length (411), a Content-Encoding
 // other than identity (415), an Expect other than 100-continue (417), a
 // Content-Length over the body limit (413), and malformed framing (400).
-// Its result holds the head that cpp-httplib is given: the request line and
+// Its result also holds the head as forwarded: the request line and
 // the headers minus those the edge answers itself (Expect, the length) or
 // that must not change an answer (Accept-Encoding: answers are never
 // compressed; Range). Pure: no I/O, no allocation beyond the result.
@@ -21,6 +21,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+
+#include "ray_webhook/http/refusal.h"
 
 namespace ray_webhook {
 
@@ -32,12 +34,6 @@ struct HeadLimits {
   std::size_t max_header_lines = 100;
   // controller-runtime's webhook body limit.
   std::size_t max_body_bytes = 7 * 1024 * 1024;
-};
-
-// Why the edge refuses a request before any handler sees it.
-struct Refusal {
-  int status = 0;  // 0: no refusal
-  std::string message;
 };
 
 class HeadScanner {
@@ -73,6 +69,15 @@ struct RequestHead {
   // "Content-Length: N" when N > 0 and the blank line.
   std::string forwarded;
 };
+
+// Where a head's views lie in the buffer it was parsed from, as offsets: a
+// buffer that grows (realloc) moves, and the views must follow it.
+struct HeadPlacement {
+  std::size_t method = 0, target = 0, path = 0, content_type = 0;
+};
+HeadPlacement PlacementOf(const RequestHead& head, const char* buffer);
+// Points head's views at the same offsets of buffer.
+void PlaceAt(RequestHead* head, const HeadPlacement& at, const char* buffer);
 
 // head: exactly the bytes HeadScanner found, blank line included. Views in
 // *out point into head. Returns false with *refusal set when refused.

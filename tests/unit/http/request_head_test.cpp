@@ -1,4 +1,4 @@
-#include "edge/http_request_head.h"
+#include "ray_webhook/http/request_head.h"
 
 #include <gtest/gtest.h>
 
@@ -112,6 +112,26 @@ TEST(HttpRequestHeadTest, ExpectCloseAndTheLengthAreTheEdgesOwn) {
   EXPECT_FALSE(h.wants_close);
   ASSERT_EQ(StatusOf("GET /healthz HTTP/1.1\n\n", &h), 0);  // bare LF line ends
   EXPECT_EQ(h.forwarded, "GET /healthz HTTP/1.1\r\n\r\n");
+}
+
+// A buffer that grows moves: the parsed head's views follow it to the same offsets.
+TEST(HttpRequestHeadTest, ViewsFollowTheirBufferWhenItMoves) {
+  const std::string first =
+      "POST /validate?timeout=5s HTTP/1.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 3\r\n\r\n";
+  RequestHead h;
+  Refusal refusal;
+  ASSERT_TRUE(ParseRequestHead(first, HeadLimits{}, &h, &refusal));
+  const HeadPlacement at = PlacementOf(h, first.data());
+  const std::string moved = first;  // the same bytes elsewhere
+  PlaceAt(&h, at, moved.data());
+  EXPECT_EQ(h.method.data(), moved.data());
+  EXPECT_EQ(h.path, "/validate");
+  EXPECT_EQ(h.path.data(), moved.data() + 5);
+  EXPECT_EQ(h.target, "/validate?timeout=5s");
+  EXPECT_EQ(h.content_type, "application/json");
+  EXPECT_GE(h.content_type.data(), moved.data());
+  EXPECT_LT(h.content_type.data(), moved.data() + moved.size());
 }
 
 }  // namespace

@@ -44,8 +44,6 @@ class Metrics {
   // One webhook request on `webhook` ("/mutate" or "/validate").
   void RequestStarted(std::string_view webhook);
   void RequestFinished(std::string_view webhook, int http_code, double seconds);
-  // A started request moved to a blocking worker, where it starts again.
-  void RequestHandedOff(std::string_view webhook);
   // What a review decided: mutations by kind, denials by rule, warnings.
   void CountDecision(const Decision& decision);
   void CountCertificateRead(bool ok);

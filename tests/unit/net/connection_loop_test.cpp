@@ -1,4 +1,4 @@
-#include "edge/connection_loop.h"
+#include "ray_webhook/net/connection_loop.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -17,7 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "edge/listening_socket.h"
+#include "ray_webhook/http/http_session.h"
+#include "ray_webhook/net/listening_socket.h"
 
 namespace ray_webhook {
 namespace {
@@ -37,30 +38,21 @@ using Clock = std::chrono::steady_clock;
 
 // Answers "re:<target>:<body>"; /slow must wait, so it is answered on a
 // blocking worker after 300 ms; /refuse takes no body.
-class TestExchange final : public HttpExchange {
+class TestHandler final : public HttpHandler {
  public:
-  bool AcceptsBody(const RequestHead& head) override { return head.path != "/refuse"; }
-  Reply Answer(const RequestHead& head, std::string_view body, std::size_t, const PeerAddresses& peer, bool close,
-               bool may_block, std::string* out, bool* client_closed) override {
-    if (head.path == "/slow" && !may_block) return Reply::kNeedsBlockingThread;
-    if (head.path == "/slow") {
-      on_worker.fetch_add(1);
-      std::this_thread::sleep_for(300ms);
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      seen.push_back(std::string(head.target));
-      closes.push_back(close);
-      peers.push_back(peer.remote_ip);
-    }
-    const std::string text = "re:" + std::string(head.target) + ":" + std::string(body);
-    *out += "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(text.size()) + "\r\n" +
-            (close ? "Connection: close\r\n" : "") + "\r\n" + text;
-    *client_closed = head.wants_close;
-    return Reply::kAnswered;
+  Refusal CheckHead(const RequestHead& head) override {
+    if (head.path != "/refuse") return {};
+    Record(head.target, "");
+    return Refusal{400, "re:" + std::string(head.target) + ":"};
   }
-  void Refuse(int status, std::string_view, std::string* out) override {
-    *out += "HTTP/1.1 " + std::to_string(status) + " No\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+  Handled Handle(const HttpRequest& request) override {
+    Handled handled;
+    if (request.head.path == "/slow") {
+      handled.later = std::make_unique<Slow>(*this, std::string(request.head.target), request.peer.remote_ip);
+      return handled;
+    }
+    handled.answer = Answer(request.head.target, request.body, request.peer.remote_ip);
+    return handled;
   }
   bool Stopping() const override { return stopping; }
 
@@ -71,10 +63,38 @@ class TestExchange final : public HttpExchange {
 
   std::mutex mutex;
   std::vector<std::string> seen;
-  std::vector<bool> closes;
   std::vector<std::string> peers;
   std::atomic<bool> stopping{false};
   std::atomic<int> on_worker{0};  // /slow requests a blocking worker has begun to answer
+
+ private:
+  class Slow final : public Deferred {
+   public:
+    Slow(TestHandler& h, std::string target, std::string remote)
+        : h_(h), target_(std::move(target)), remote_(std::move(remote)) {}
+    HttpAnswer Run() override {
+      h_.on_worker.fetch_add(1);
+      std::this_thread::sleep_for(300ms);
+      return h_.Answer(target_, "", remote_);
+    }
+
+   private:
+    TestHandler& h_;
+    std::string target_, remote_;
+  };
+
+  void Record(std::string_view target, std::string_view remote) {
+    std::lock_guard<std::mutex> lock(mutex);
+    seen.push_back(std::string(target));
+    peers.push_back(std::string(remote));
+  }
+  HttpAnswer Answer(std::string_view target, std::string_view body, std::string_view remote) {
+    Record(target, remote);
+    HttpAnswer answer;
+    answer.content_type = "text/plain";
+    answer.body = "re:" + std::string(target) + ":" + std::string(body);
+    return answer;
+  }
 };
 
 // A throw-away self-signed serving pair.
@@ -201,13 +221,18 @@ class ConnectionLoopTest : public ::testing::Test {
     SSL_CTX_free(server_ctx_);
     SSL_CTX_free(client_ctx_);
   }
-  void Begin(ConnectionLoop::Options o = {}, bool tls = true) {
+  // The loop with HTTP sessions over TestHandler; budget: request bytes held at once.
+  void Begin(ConnectionLoop::Options o = {}, bool tls = true, std::size_t budget = 64 * 1024 * 1024) {
     Result<int> listening = OpenListeningSocket("127.0.0.1", 0);
     ASSERT_TRUE(listening.ok()) << listening.error();
     const int fd = *listening;
     port_ = BoundPort(fd);
     loop_ = std::make_unique<ConnectionLoop>(o);
-    loop_->AddListener(fd, tls ? server_ctx_ : nullptr, exchange_);
+    budget_ = std::make_unique<ByteBudget>(budget);
+    HttpSessionOptions session_options;
+    session_options.idle_timeout = o.idle_timeout;
+    sessions_ = std::make_unique<HttpSessions>(exchange_, *budget_, session_options);
+    loop_->AddListener(fd, tls ? server_ctx_ : nullptr, *sessions_);
     const Status started = loop_->Start();
     ASSERT_TRUE(started.ok()) << started.message();
   }
@@ -220,8 +245,10 @@ class ConnectionLoopTest : public ::testing::Test {
   SSL_CTX* server_ctx_ = nullptr;
   SSL_CTX* client_ctx_ = nullptr;
   int port_ = 0;
-  TestExchange exchange_;
-  std::unique_ptr<ConnectionLoop> loop_;
+  TestHandler exchange_;
+  std::unique_ptr<ByteBudget> budget_;
+  std::unique_ptr<HttpSessions> sessions_;
+  std::unique_ptr<ConnectionLoop> loop_;  // destroyed first: its threads use the sessions
 };
 
 TEST_F(ConnectionLoopTest, AKeepAliveConnectionIsServedRequestAfterRequest) {
@@ -233,6 +260,16 @@ TEST_F(ConnectionLoopTest, AKeepAliveConnectionIsServedRequestAfterRequest) {
   }
   EXPECT_EQ(loop_->connections(), 1u);
   EXPECT_EQ(exchange_.peers.back(), "127.0.0.1");
+}
+
+// The buffer grows (moves) while the body arrives; the request's head is still read right.
+TEST_F(ConnectionLoopTest, ARequestLargerThanTheFirstBufferKeepsItsHead) {
+  Begin();
+  auto c = Connect();
+  const std::string body(40 * 1024, 'b');
+  ASSERT_TRUE(c->Send(Post("/large?x=1", body)));
+  EXPECT_EQ(BodyOf(c->Answer()), "re:/large?x=1:" + body);
+  EXPECT_EQ(exchange_.Seen(), (std::vector<std::string>{"/large?x=1"}));
 }
 
 TEST_F(ConnectionLoopTest, PipelinedRequestsAreAnsweredInOrderAndNoBodyIsReadAsARequest) {
@@ -274,7 +311,7 @@ TEST_F(ConnectionLoopTest, ARefusedRequestIsAnsweredAndItsConnectionClosed) {
   ASSERT_TRUE(huge->Send("GET / HTTP/1.1\r\nX-Big: " + std::string(70000, 'a')));
   EXPECT_TRUE(huge->Answer().starts_with("HTTP/1.1 431 "));
   EXPECT_TRUE(huge->SeesClose());
-  EXPECT_TRUE(exchange_.Seen().empty()) << "nothing reached the exchange";
+  EXPECT_TRUE(exchange_.Seen().empty()) << "nothing reached the handler";
 }
 
 TEST_F(ConnectionLoopTest, ContinueIsSentOnlyForARequestWhoseBodyIsWanted) {
@@ -289,7 +326,8 @@ TEST_F(ConnectionLoopTest, ContinueIsSentOnlyForARequestWhoseBodyIsWanted) {
   ASSERT_TRUE(refused->Send("POST /refuse HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n"));
   const std::string answer = refused->Answer();
   EXPECT_TRUE(answer.find("Connection: close") != std::string::npos) << answer;
-  EXPECT_EQ(BodyOf(answer), "re:/refuse:") << "answered from the head alone";
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 400 ")) << answer;
+  EXPECT_NE(BodyOf(answer).find("\"message\":\"re:/refuse:\""), std::string::npos) << "answered from the head alone";
   // Its body, sent anyway, is read and dropped, never answered.
   refused->Send(Get("/smuggled"));
   EXPECT_TRUE(refused->SeesClose());
@@ -362,9 +400,7 @@ TEST_F(ConnectionLoopTest, ShuttingDownEveryAnswerClosesAndIdleConnectionsCloseW
 }
 
 TEST_F(ConnectionLoopTest, RequestBytesBeyondTheSharedBudgetAreRefused) {
-  ConnectionLoop::Options o;
-  o.buffer_budget = 200 * 1024;
-  Begin(o);
+  Begin({}, true, 200 * 1024);
   auto big = Connect();
   ASSERT_TRUE(big->Send(Post("/big", std::string(300 * 1024, 'x'))));
   EXPECT_TRUE(big->Answer().starts_with("HTTP/1.1 503 "));
