@@ -52,6 +52,14 @@ class SCOPED_CAPABILITY MutexLock {
     locked_ = true;
   }
 
+  // cv.wait on the held lock: released while waiting, held again on return
+  // (a wake-up may be spurious: the caller checks its condition again).
+  void Wait(std::condition_variable& cv) {
+    std::unique_lock<std::mutex> lock(mutex_->mutex_, std::adopt_lock);
+    cv.wait(lock);
+    lock.release();  // still held, and still this MutexLock's
+  }
+
   // cv.wait_until on the held lock: released while waiting, held again on return.
   template <typename Clock, typename Duration>
   std::cv_status WaitUntil(std::condition_variable& cv, const std::chrono::time_point<Clock, Duration>& deadline) {

@@ -100,7 +100,7 @@ Metrics::PerWebhook& Metrics::For(std::string_view webhook) { return webhook == 
 prometheus::Counter& Metrics::Code(PerWebhook& w, std::string_view webhook, int code) {
   if (code < 0 || code >= static_cast<int>(w.by_code.size())) code = 500;
   if (prometheus::Counter* c = w.by_code[code].load(std::memory_order_acquire)) return *c;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto& c = requests_->Add({{"webhook", std::string(webhook)}, {"code", std::to_string(code)}});
   w.by_code[code].store(&c, std::memory_order_release);
   return c;
@@ -121,7 +121,7 @@ void Metrics::RequestFinished(std::string_view webhook, int http_code, double se
 void Metrics::CountDecision(const Decision& decision) {
   for (Mutation m : decision.mutations) mutation_counters_.at(static_cast<std::size_t>(m))->Increment();
   if (!decision.allowed) {
-    std::lock_guard<std::mutex> lock(mutex_);  // denials are rare
+    MutexLock lock(&mutex_);  // denials are rare
     auto it = denial_counters_.find(decision.denial.rule);
     if (it == denial_counters_.end()) {
       it = denial_counters_.emplace(decision.denial.rule, &denials_->Add({{"rule", decision.denial.rule}})).first;

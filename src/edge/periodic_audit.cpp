@@ -17,7 +17,7 @@ void PeriodicAudit::Start() {
 
 void PeriodicAudit::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
@@ -27,8 +27,11 @@ void PeriodicAudit::Stop() {
 void PeriodicAudit::Run() {
   for (;;) {
     AuditOnce();
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (wake_.wait_for(lock, interval_, [this] { return stopping_.load(); })) return;
+    const auto until = std::chrono::steady_clock::now() + interval_;
+    MutexLock lock(&mutex_);
+    while (!stopping_ && lock.WaitUntil(wake_, until) == std::cv_status::no_timeout) {
+    }
+    if (stopping_) return;
   }
 }
 

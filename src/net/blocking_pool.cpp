@@ -10,7 +10,7 @@ BlockingPool::BlockingPool(std::size_t max) : max_(std::max<std::size_t>(max, 1)
 BlockingPool::~BlockingPool() { Stop(); }
 
 void BlockingPool::Submit(std::function<void()> job) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   jobs_.push_back(std::move(job));
   if (idle_ == 0 && threads_.size() < max_) {
     try {
@@ -23,32 +23,33 @@ void BlockingPool::Submit(std::function<void()> job) {
 }
 
 void BlockingPool::Stop() {
+  std::vector<std::thread> threads;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     stopping_ = true;
+    threads.swap(threads_);
   }
   ready_.notify_all();
-  for (std::thread& t : threads_) t.join();
-  threads_.clear();
+  for (std::thread& t : threads) t.join();
 }
 
 std::size_t BlockingPool::size() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return threads_.size();
 }
 
 void BlockingPool::Work() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   for (;;) {
     ++idle_;
-    ready_.wait(lock, [this] { return !jobs_.empty() || stopping_; });
+    while (jobs_.empty() && !stopping_) lock.Wait(ready_);
     --idle_;
     if (jobs_.empty()) return;
     std::function<void()> job = std::move(jobs_.front());
     jobs_.pop_front();
-    lock.unlock();
+    lock.Unlock();
     job();
-    lock.lock();
+    lock.Lock();
   }
 }
 

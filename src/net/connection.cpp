@@ -158,7 +158,7 @@ void EventLoop::StartJob(Connection* c, std::function<void()> work) {
 void EventLoop::TakeDone() {
   std::vector<JobDone> batch;
   {
-    std::lock_guard<std::mutex> lock(done_mutex);
+    MutexLock lock(&done_mutex);
     batch.swap(done);
   }
   for (JobDone& d : batch) {

@@ -54,7 +54,7 @@ void EventLoop::Wake() {
 
 void EventLoop::PostDone(JobDone d) {
   {
-    std::lock_guard<std::mutex> lock(done_mutex);
+    MutexLock lock(&done_mutex);
     done.push_back(std::move(d));
   }
   Wake();

@@ -17,15 +17,16 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "ray_webhook/mutex.h"
 #include "ray_webhook/net/blocking_pool.h"
 #include "ray_webhook/net/connection_loop.h"
 #include "ray_webhook/net/peer_addresses.h"
 #include "ray_webhook/net/session.h"
 #include "ray_webhook/net/transport.h"
+#include "ray_webhook/thread_annotations.h"
 
 namespace ray_webhook {
 
@@ -111,8 +112,8 @@ struct EventLoop {
   std::thread thread;
   std::vector<Connection*> conns;
   std::vector<Connection*> pending;
-  std::mutex done_mutex;
-  std::vector<JobDone> done;
+  Mutex done_mutex;
+  std::vector<JobDone> done GUARDED_BY(done_mutex);  // finished jobs, posted by the workers
   std::size_t jobs = 0;
   bool listening = false;
   bool listeners_paused = false;

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 
 #include "ray_webhook/core/review_decoder_pool.h"
@@ -20,11 +19,13 @@
 #include "ray_webhook/http/http_session.h"
 #include "ray_webhook/http/refusal.h"
 #include "ray_webhook/kube/kube_api_client.h"
+#include "ray_webhook/mutex.h"
 #include "ray_webhook/net/connection_loop.h"
 #include "ray_webhook/net/listening_socket.h"
 #include "ray_webhook/net/open_file_limit.h"
 #include "ray_webhook/server/review_path.h"
 #include "ray_webhook/server/route.h"
+#include "ray_webhook/thread_annotations.h"
 #include "ray_webhook/tls/serving_certificate.h"
 #include "ray_webhook/tls/tls_policy.h"
 
@@ -112,7 +113,7 @@ struct WebhookServer::Impl {
   // The loop's counters as metrics: deltas since the last look. From the
   // maintenance thread, and before /metrics renders so that it is current.
   void ExportConnectionCounters() {
-    std::lock_guard<std::mutex> lock(export_mutex);
+    MutexLock lock(&export_mutex);
     const std::size_t cut = loop->connections_cut(), shed = loop->connections_shed(),
                       refused = loop->connections_refused(), polls = loop->busy_polls();
     if (cut > seen_cut) {
@@ -137,10 +138,10 @@ struct WebhookServer::Impl {
   void Maintain() {
     auto next_reload = Clock::now() + config.tls.reload_interval;
     auto next_decoder_shrink = Clock::now() + kDecoderShrinkInterval;
-    std::unique_lock<std::mutex> lock(mutex);
+    MutexLock lock(&mutex);
     while (!served) {
-      cv.wait_for(lock, std::chrono::milliseconds(250));
-      lock.unlock();
+      lock.WaitUntil(cv, Clock::now() + std::chrono::milliseconds(250));
+      lock.Unlock();
       ExportConnectionCounters();
       if (Clock::now() >= next_reload) {
         ReloadCertificate();
@@ -152,7 +153,7 @@ struct WebhookServer::Impl {
         }
         next_decoder_shrink = Clock::now() + kDecoderShrinkInterval;
       }
-      lock.lock();
+      lock.Lock();
     }
   }
 
@@ -172,13 +173,16 @@ struct WebhookServer::Impl {
   SSL_CTX* ctx = nullptr;
   std::unique_ptr<ConnectionLoop> loop;
   std::size_t max_connections = 0;
-  std::mutex export_mutex;
-  std::size_t seen_cut = 0, seen_shed = 0, seen_refused = 0, seen_polls = 0;  // guarded by export_mutex
-  std::string last_certificate_error;                                         // the maintenance thread's own
-  std::mutex mutex;
+  Mutex export_mutex;
+  std::size_t seen_cut GUARDED_BY(export_mutex) = 0;
+  std::size_t seen_shed GUARDED_BY(export_mutex) = 0;
+  std::size_t seen_refused GUARDED_BY(export_mutex) = 0;
+  std::size_t seen_polls GUARDED_BY(export_mutex) = 0;
+  std::string last_certificate_error;  // the maintenance thread's own
+  Mutex mutex;
   std::condition_variable cv;
-  bool shut_down = false;  // guarded by mutex: Shutdown() is done with the connections
-  bool served = false;     // guarded by mutex
+  bool shut_down GUARDED_BY(mutex) = false;  // Shutdown() is done with the connections
+  bool served GUARDED_BY(mutex) = false;
 };
 
 Refusal WebhookServer::Impl::PortHandler::CheckHead(const RequestHead& head) {
@@ -290,13 +294,13 @@ bool WebhookServer::Serve() {
     m.audit->Start();
   }
   {
-    std::unique_lock<std::mutex> lock(m.mutex);
-    m.cv.wait(lock, [&m] { return m.shut_down; });
+    MutexLock lock(&m.mutex);
+    while (!m.shut_down) lock.Wait(m.cv);
   }
   m.loop->Stop();
   if (m.audit) m.audit->Stop();
   {
-    std::lock_guard<std::mutex> lock(m.mutex);
+    MutexLock lock(&m.mutex);
     m.served = true;
   }
   m.cv.notify_all();
@@ -319,13 +323,13 @@ bool WebhookServer::Shutdown() {
   }
   const bool finished = m.loop->connections() == 0;
   {
-    std::lock_guard<std::mutex> lock(m.mutex);
+    MutexLock lock(&m.mutex);
     m.shut_down = true;
   }
   m.cv.notify_all();
   {
-    std::unique_lock<std::mutex> lock(m.mutex);
-    m.cv.wait(lock, [&m] { return m.served; });
+    MutexLock lock(&m.mutex);
+    while (!m.served) lock.Wait(m.cv);
   }
   return finished;
 }

@@ -26,12 +26,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "ray_webhook/audit/audit_report.h"
 #include "ray_webhook/core/decision.h"
+#include "ray_webhook/mutex.h"
+#include "ray_webhook/thread_annotations.h"
 
 namespace ray_webhook {
 
@@ -85,8 +86,8 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>* in_flight_;
   prometheus::Family<prometheus::Counter>* mutations_;
   prometheus::Family<prometheus::Counter>* denials_;
-  std::array<prometheus::Counter*, 5> mutation_counters_{};                   // by Mutation
-  std::map<std::string, prometheus::Counter*, std::less<>> denial_counters_;  // by rule; guarded by mutex_
+  std::array<prometheus::Counter*, 5> mutation_counters_{};                                      // by Mutation
+  std::map<std::string, prometheus::Counter*, std::less<>> denial_counters_ GUARDED_BY(mutex_);  // by rule
   prometheus::Counter* warnings_;
   prometheus::Counter* cert_reads_;
   prometheus::Counter* cert_read_errors_;
@@ -101,7 +102,7 @@ class Metrics {
   prometheus::Gauge* audit_extra_heads_ = nullptr;
   prometheus::Gauge* audit_last_success_ = nullptr;
   prometheus::Counter* audit_failures_ = nullptr;
-  std::mutex mutex_;  // guards lazily added label values
+  Mutex mutex_;  // serialises adding label values, which are added lazily
   PerWebhook mutate_;
   PerWebhook validate_;
 };

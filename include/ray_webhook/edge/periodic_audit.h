@@ -13,7 +13,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -21,6 +20,7 @@
 #include "ray_webhook/core/policy_config.h"
 #include "ray_webhook/edge/cluster_audit.h"
 #include "ray_webhook/kube/kube_api_client.h"
+#include "ray_webhook/mutex.h"
 
 namespace ray_webhook {
 
@@ -42,7 +42,7 @@ class PeriodicAudit {
   const PolicyConfig policy_;
   const std::chrono::milliseconds interval_;
   Metrics& metrics_;
-  std::mutex mutex_;
+  Mutex mutex_;  // for wake_ alone: stopping_ is atomic
   std::condition_variable wake_;
   std::atomic<bool> stopping_{false};
   std::string last_error_;  // the thread's own

@@ -12,9 +12,11 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "ray_webhook/mutex.h"
+#include "ray_webhook/thread_annotations.h"
 
 namespace ray_webhook {
 
@@ -34,12 +36,12 @@ class BlockingPool {
   void Work();
 
   const std::size_t max_;
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::function<void()>> jobs_;
-  std::vector<std::thread> threads_;
-  std::size_t idle_ = 0;
-  bool stopping_ = false;
+  std::deque<std::function<void()>> jobs_ GUARDED_BY(mutex_);
+  std::vector<std::thread> threads_ GUARDED_BY(mutex_);
+  std::size_t idle_ GUARDED_BY(mutex_) = 0;
+  bool stopping_ GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace ray_webhook
