@@ -79,6 +79,9 @@ class PreparedReview {
 // body_padding: see ReviewDecoder::Decode. policy must outlive the review.
 PreparedReview PrepareReview(std::string_view body, Endpoint endpoint, const PolicyConfig& policy,
                              ReviewDecoder& decoder, bool can_look_up, std::size_t body_padding = 0);
+// A temporary policy would be gone before Finish() reads it.
+PreparedReview PrepareReview(std::string_view body, Endpoint endpoint, const PolicyConfig&& policy,
+                             ReviewDecoder& decoder, bool can_look_up, std::size_t body_padding = 0) = delete;
 
 // Lists the head Pods of RayCluster `cluster` in `namespace_name`.
 using HeadLookup = std::function<HeadPodList(std::string_view namespace_name, std::string_view cluster)>;

@@ -11,6 +11,9 @@ namespace {
 
 using testing::ReadFixture;
 
+// A review holds its policy until it is finished: one that outlives them all.
+const PolicyConfig kPolicy{};
+
 TEST(ReviewHandler, BadBodyIs400WithStatusBody) {
   ReviewDecoder decoder;
   const ReviewOutcome out = HandleReview("{", Endpoint::kMutate, PolicyConfig{}, decoder);
@@ -72,7 +75,7 @@ TEST(ReviewHandler, LookupIsCalledOnlyWhenTheRulesNeedIt) {
 TEST(ReviewHandler, PrepareDecidesAtOnceWhenNoLookupIsNeeded) {
   ReviewDecoder decoder;
   const std::string worker = ReadFixture("reviews/kuberay-0.4-worker.json");
-  PreparedReview review = PrepareReview(worker, Endpoint::kMutate, PolicyConfig{}, decoder, true);
+  PreparedReview review = PrepareReview(worker, Endpoint::kMutate, kPolicy, decoder, true);
   ASSERT_TRUE(review.done());
   EXPECT_EQ(review.outcome().http_status, 200);
   EXPECT_FALSE(review.outcome().looked_up_heads);
@@ -82,7 +85,7 @@ TEST(ReviewHandler, PrepareDecidesAtOnceWhenNoLookupIsNeeded) {
 
 TEST(ReviewHandler, PrepareAnswersABadBodyAtOnce) {
   ReviewDecoder decoder;
-  PreparedReview review = PrepareReview("{", Endpoint::kValidate, PolicyConfig{}, decoder, true);
+  PreparedReview review = PrepareReview("{", Endpoint::kValidate, kPolicy, decoder, true);
   ASSERT_TRUE(review.done());
   EXPECT_EQ(review.outcome().http_status, 400);
 }
@@ -92,7 +95,7 @@ TEST(ReviewHandler, PrepareAnswersABadBodyAtOnce) {
 TEST(ReviewHandler, PrepareStopsForTheHeadLookupAndFinishDecides) {
   ReviewDecoder decoder;
   const std::string head = ReadFixture("reviews/head-already-named.json");
-  PreparedReview review = PrepareReview(head, Endpoint::kValidate, PolicyConfig{}, decoder, true);
+  PreparedReview review = PrepareReview(head, Endpoint::kValidate, kPolicy, decoder, true);
   ASSERT_FALSE(review.done());
   EXPECT_EQ(review.heads_wanted().namespace_name, "default");
   EXPECT_EQ(review.heads_wanted().cluster, "raycluster-kuberay");
@@ -112,7 +115,7 @@ TEST(ReviewHandler, PrepareStopsForTheHeadLookupAndFinishDecides) {
 TEST(ReviewHandler, FinishWithNoHeadsAllows) {
   ReviewDecoder decoder;
   const std::string head = ReadFixture("reviews/head-already-named.json");
-  PreparedReview review = PrepareReview(head, Endpoint::kValidate, PolicyConfig{}, decoder, true);
+  PreparedReview review = PrepareReview(head, Endpoint::kValidate, kPolicy, decoder, true);
   ASSERT_FALSE(review.done());
   review.Finish(HeadPodList(std::vector<HeadPod>{}));
   EXPECT_TRUE(review.outcome().decision.allowed);
@@ -122,7 +125,7 @@ TEST(ReviewHandler, FinishWithNoHeadsAllows) {
 TEST(ReviewHandler, PrepareWithoutALookupNeverWaits) {
   ReviewDecoder decoder;
   const std::string head = ReadFixture("reviews/head-already-named.json");
-  PreparedReview review = PrepareReview(head, Endpoint::kValidate, PolicyConfig{}, decoder, false);
+  PreparedReview review = PrepareReview(head, Endpoint::kValidate, kPolicy, decoder, false);
   ASSERT_TRUE(review.done());
   EXPECT_FALSE(review.outcome().looked_up_heads);
   EXPECT_EQ(review.outcome().http_status, 200);
