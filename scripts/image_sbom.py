@@ -65,40 +65,34 @@ def main():
 
     created = datetime.datetime.fromtimestamp(a.epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     own = spdx_id("Package", a.name)
-    packages = [{
-        "name": a.name,
-        "SPDXID": own,
-        "versionInfo": a.version,
-        "downloadLocation": "NOASSERTION",
-        "filesAnalyzed": False,
-        "licenseConcluded": "NOASSERTION",
-        "licenseDeclared": "NOASSERTION",
-        "copyrightText": "NOASSERTION",
-        "comment": f"revision {a.revision}; image {a.digest}; /usr/local/bin/{a.name}",
-    }]
+
+    def package(name, ident, version, **extra):
+        """An SPDX package whose licenses and copyright this document does not assert."""
+        return {"name": name, "SPDXID": ident, "versionInfo": version, "downloadLocation": "NOASSERTION",
+                "filesAnalyzed": False, "licenseConcluded": "NOASSERTION", "licenseDeclared": "NOASSERTION",
+                "copyrightText": "NOASSERTION", **extra}
+
+    def debian(name, ident, version, arch, **extra):
+        return package(name, ident, version, supplier="Organization: Debian",
+                       externalRefs=[{"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl",
+                                      "referenceLocator": deb_purl(name, version, arch)}], **extra)
+
+    packages = [package(a.name, own, a.version,
+                        comment=f"revision {a.revision}; image {a.digest}; /usr/local/bin/{a.name}")]
     relationships = [{"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES", "relatedSpdxElement": own}]
-    arch = {name: arch for name, _, arch in dpkg_packages(a.root)}
-    for name, version, pkg_arch in dpkg_packages(a.root):
-        ident = spdx_id("Deb", name)
-        packages.append({
-            "name": name, "SPDXID": ident, "versionInfo": version, "downloadLocation": "NOASSERTION",
-            "filesAnalyzed": False, "licenseConcluded": "NOASSERTION", "licenseDeclared": "NOASSERTION",
-            "copyrightText": "NOASSERTION", "supplier": "Organization: Debian",
-            "externalRefs": [{"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl",
-                              "referenceLocator": deb_purl(name, version, pkg_arch)}],
-        })
-        relationships.append({"spdxElementId": own, "relationshipType": "CONTAINS", "relatedSpdxElement": ident})
-    for library, package, version in bundled_libraries(a.root):
-        ident = spdx_id("Bundled", library)
-        packages.append({
-            "name": package, "SPDXID": ident, "versionInfo": version, "downloadLocation": "NOASSERTION",
-            "filesAnalyzed": False, "licenseConcluded": "NOASSERTION", "licenseDeclared": "NOASSERTION",
-            "copyrightText": "NOASSERTION", "supplier": "Organization: Debian",
-            "comment": f"/usr/local/lib/{a.name}/{library}, copied from the build stage",
-            "externalRefs": [{"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl",
-                              "referenceLocator": deb_purl(package, version, arch.get(package, "amd64"))}],
-        })
-        relationships.append({"spdxElementId": own, "relationshipType": "DEPENDS_ON", "relatedSpdxElement": ident})
+
+    def relate(kind, ident):
+        relationships.append({"spdxElementId": own, "relationshipType": kind, "relatedSpdxElement": ident})
+
+    installed = dpkg_packages(a.root)
+    arch = {name: pkg_arch for name, _, pkg_arch in installed}
+    for name, version, pkg_arch in installed:
+        packages.append(debian(name, spdx_id("Deb", name), version, pkg_arch))
+        relate("CONTAINS", spdx_id("Deb", name))
+    for library, name, version in bundled_libraries(a.root):
+        packages.append(debian(name, spdx_id("Bundled", library), version, arch.get(name, "amd64"),
+                               comment=f"/usr/local/lib/{a.name}/{library}, copied from the build stage"))
+        relate("DEPENDS_ON", spdx_id("Bundled", library))
     document = {
         "spdxVersion": "SPDX-2.3",
         "dataLicense": "CC0-1.0",
