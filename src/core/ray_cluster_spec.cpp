@@ -9,6 +9,7 @@ std::string_view RayObjectKindName(RayObjectKind kind) {
     case RayObjectKind::kRayCluster: return "RayCluster";
     case RayObjectKind::kRayJob: return "RayJob";
     case RayObjectKind::kRayService: return "RayService";
+    case RayObjectKind::kRayCronJob: return "RayCronJob";
   }
   return "RayCluster";
 }
@@ -19,6 +20,8 @@ std::optional<RayObjectKind> RayObjectKindOf(const GroupVersionKind& kind) {
   if (kind.kind == "RayCluster") return RayObjectKind::kRayCluster;
   if (kind.kind == "RayJob") return RayObjectKind::kRayJob;
   if (kind.kind == "RayService") return RayObjectKind::kRayService;
+  // RayCronJob is v1 only (ray-operator/apis/ray/v1/raycronjob_types.go, v1.6.0).
+  if (kind.kind == "RayCronJob" && kind.version == "v1") return RayObjectKind::kRayCronJob;
   return std::nullopt;
 }
 
@@ -27,6 +30,7 @@ std::string_view ClusterSpecPath(RayObjectKind kind) {
     case RayObjectKind::kRayCluster: return "spec";
     case RayObjectKind::kRayJob: return "spec.rayClusterSpec";
     case RayObjectKind::kRayService: return "spec.rayClusterConfig";
+    case RayObjectKind::kRayCronJob: return "spec.jobTemplate.rayClusterSpec";
   }
   return "spec";
 }

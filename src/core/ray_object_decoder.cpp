@@ -72,11 +72,31 @@ void DecodeRayService(od::object obj, JsonReader& r, RayObject& out) {
   });
 }
 
+void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out) {
+  DecodeKind(obj, r, RayObjectKind::kRayCronJob, out, [&](od::object spec) {
+    r.Fields(spec, [&](std::string_view k, od::value f) {
+      if (k != "jobTemplate") return;
+      od::object job;
+      if (!r.Object(f, "spec.jobTemplate", &job)) return;
+      r.Fields(job, [&](std::string_view jk, od::value jf) {
+        if (jk == "rayClusterSpec") {
+          DecodeNestedClusterSpec(jf, "spec.jobTemplate.rayClusterSpec", "spec.jobTemplate.rayClusterSpec.", r, out);
+        } else if (jk == "clusterSelector") {
+          StringMap selector;
+          r.Map(jf, "spec.jobTemplate.clusterSelector", &selector);
+          out.uses_cluster_selector = !selector.empty();
+        }
+      });
+    });
+  });
+}
+
 void DecodeRayObject(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out) {
   switch (kind) {
     case RayObjectKind::kRayCluster: return DecodeRayCluster(obj, r, out);
     case RayObjectKind::kRayJob: return DecodeRayJob(obj, r, out);
     case RayObjectKind::kRayService: return DecodeRayService(obj, r, out);
+    case RayObjectKind::kRayCronJob: return DecodeRayCronJob(obj, r, out);
   }
 }
 

@@ -1,4 +1,4 @@
-// The object decoders of the ray.io kinds: RayCluster, RayJob, RayService.
+// The object decoders of the ray.io kinds: RayCluster, RayJob, RayService, RayCronJob.
 //
 // Contract: each reads one bare object of its kind with the caller's
 // JsonReader into a fresh RayObject (out is reset first); errors at paths
@@ -7,7 +7,7 @@
 // metadata and the RayClusterSpec where its kind carries it
 // (ClusterSpecPath): spec itself for a RayCluster, spec.rayClusterSpec for a
 // RayJob (and whether spec.clusterSelector is set), spec.rayClusterConfig for
-// a RayService. Field names are those of v1 and v1alpha1 alike.
+// a RayService, spec.jobTemplate.rayClusterSpec for a RayCronJob. Field names are those of v1 and v1alpha1 alike.
 #pragma once
 
 #include "json_reader.h"
@@ -18,6 +18,7 @@ namespace ray_webhook {
 void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out);
 void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out);
 void DecodeRayService(od::object obj, JsonReader& r, RayObject& out);
+void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out);
 
 // The decoder of `kind`.
 void DecodeRayObject(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out);

@@ -137,8 +137,6 @@ bool ParseRequestHead(std::string_view head, const HeadLimits& limits, RequestHe
   }
   out->path = out->target.substr(0, out->target.find('?'));
 
-  out->forwarded.reserve(head.size() + request_line.size() + 32);
-  out->forwarded.append(request_line).append("\r\n");
   bool has_length = false;
   bool keep_alive_10 = false;
   for (std::string_view line = next_line(); !line.empty(); line = next_line()) {
@@ -151,7 +149,6 @@ bool ParseRequestHead(std::string_view head, const HeadLimits& limits, RequestHe
       return Refuse(refusal, 400, "a header line is not NAME: VALUE");
     }
     const std::string_view value = Trim(line.substr(colon + 1));
-    bool keep = true;
     if (EqualsIgnoreCase(name, "content-length")) {
       std::size_t n = 0;
       if (value.empty() || value.size() > 18) return Refuse(refusal, 400, "Content-Length is not a byte count");
@@ -164,28 +161,21 @@ bool ParseRequestHead(std::string_view head, const HeadLimits& limits, RequestHe
       }
       has_length = true;
       out->content_length = n;
-      keep = false;
     } else if (EqualsIgnoreCase(name, "transfer-encoding")) {
       return Refuse(refusal, 411, "Transfer-Encoding is not accepted on requests; send the body with a Content-Length");
     } else if (EqualsIgnoreCase(name, "content-encoding")) {
       if (!EqualsIgnoreCase(value, "identity")) {
         return Refuse(refusal, 415, "Content-Encoding is not accepted on requests; send the body uncompressed");
       }
-      keep = false;
     } else if (EqualsIgnoreCase(name, "expect")) {
       if (!EqualsIgnoreCase(value, "100-continue")) return Refuse(refusal, 417, "only Expect: 100-continue is served");
       out->expect_continue = true;
-      keep = false;
-    } else if (EqualsIgnoreCase(name, "accept-encoding") || EqualsIgnoreCase(name, "range") ||
-               EqualsIgnoreCase(name, "if-range")) {
-      keep = false;
     } else if (EqualsIgnoreCase(name, "connection")) {
       if (ListsToken(value, "close")) out->wants_close = true;
       if (ListsToken(value, "keep-alive")) keep_alive_10 = true;
     } else if (EqualsIgnoreCase(name, "content-type")) {
       out->content_type = value;
     }
-    if (keep) out->forwarded.append(line).append("\r\n");
   }
   if (version == "HTTP/1.0" && !keep_alive_10) out->wants_close = true;
   if (!has_length && (out->method == "POST" || out->method == "PUT" || out->method == "PATCH")) {
@@ -194,8 +184,6 @@ bool ParseRequestHead(std::string_view head, const HeadLimits& limits, RequestHe
   if (out->content_length > limits.max_body_bytes) {
     return Refuse(refusal, 413, "request body exceeds " + std::to_string(limits.max_body_bytes) + " bytes");
   }
-  if (has_length) out->forwarded.append("Content-Length: ").append(std::to_string(out->content_length)).append("\r\n");
-  out->forwarded.append("\r\n");
   return true;
 }
 

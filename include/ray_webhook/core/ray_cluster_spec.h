@@ -19,9 +19,9 @@
 
 namespace ray_webhook {
 
-enum class RayObjectKind { kRayCluster, kRayJob, kRayService };
+enum class RayObjectKind { kRayCluster, kRayJob, kRayService, kRayCronJob };
 
-// "RayCluster", "RayJob", "RayService".
+// "RayCluster", "RayJob", "RayService", "RayCronJob".
 std::string_view RayObjectKindName(RayObjectKind kind);
 
 // The ray.io kind a request names (group ray.io, version v1 or v1alpha1), or nullopt.
@@ -29,7 +29,7 @@ std::optional<RayObjectKind> RayObjectKindOf(const GroupVersionKind& kind);
 
 // Where the RayCluster spec sits in the object, as a field path: "spec" for a
 // RayCluster, "spec.rayClusterSpec" for a RayJob, "spec.rayClusterConfig" for
-// a RayService.
+// a RayService, "spec.jobTemplate.rayClusterSpec" for a RayCronJob.
 std::string_view ClusterSpecPath(RayObjectKind kind);
 
 // A head or worker group: HeadGroupSpec or WorkerGroupSpec.

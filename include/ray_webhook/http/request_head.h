@@ -12,10 +12,9 @@
 // body-carrying method without Content-Length (411), a Content-Encoding
 // other than identity (415), an Expect other than 100-continue (417), a
 // Content-Length over the body limit (413), and malformed framing (400).
-// Its result also holds the head as forwarded: the request line and
-// the headers minus those the edge answers itself (Expect, the length) or
-// that must not change an answer (Accept-Encoding: answers are never
-// compressed; Range). Pure: no I/O, no allocation beyond the result.
+// Headers it does not name (Accept-Encoding, Range) change nothing: answers
+// are never compressed or partial. Pure: no I/O, and no allocation unless
+// it refuses; the result's views point into the head.
 #pragma once
 
 #include <cstddef>
@@ -65,9 +64,6 @@ struct RequestHead {
   bool expect_continue = false;
   // Connection: close, or HTTP/1.0 without keep-alive.
   bool wants_close = false;
-  // The request line and kept headers, CRLF-terminated, then
-  // "Content-Length: N" when N > 0 and the blank line.
-  std::string forwarded;
 };
 
 // Where a head's views lie in the buffer it was parsed from, as offsets: a

@@ -29,7 +29,7 @@ int StatusOf(const std::string& head, RequestHead* out = nullptr, HeadLimits lim
   return 0;
 }
 
-TEST(HttpRequestHeadTest, KubeApiserversRequestIsFramedAndLosesItsAcceptEncoding) {
+TEST(HttpRequestHeadTest, KubeApiserversRequestIsFramed) {
   const std::string head = Fixture("kube-apiserver-mutate.http");
   RequestHead h;
   ASSERT_EQ(StatusOf(head, &h), 0);
@@ -39,10 +39,7 @@ TEST(HttpRequestHeadTest, KubeApiserversRequestIsFramedAndLosesItsAcceptEncoding
   EXPECT_EQ(h.content_length, 5562u);
   EXPECT_EQ(h.content_type, "application/json");
   EXPECT_FALSE(h.wants_close);
-  // Answers are never compressed: cpp-httplib would gzip them for this header.
-  EXPECT_EQ(h.forwarded.find("Accept-Encoding"), std::string::npos);
-  EXPECT_NE(h.forwarded.find("Content-Type: application/json\r\n"), std::string::npos);
-  EXPECT_TRUE(h.forwarded.ends_with("Content-Length: 5562\r\n\r\n"));
+  EXPECT_FALSE(h.expect_continue);
 }
 
 TEST(HttpRequestHeadTest, ScanningATrickledHeadLooksAtEachByteOnce) {
@@ -105,13 +102,14 @@ TEST(HttpRequestHeadTest, ExpectCloseAndTheLengthAreTheEdgesOwn) {
             0);
   EXPECT_TRUE(h.expect_continue);
   EXPECT_TRUE(h.wants_close);
-  EXPECT_EQ(h.forwarded, "POST /validate HTTP/1.1\r\nConnection: close\r\nContent-Length: 3\r\n\r\n");
+  EXPECT_EQ(h.content_length, 3u);
   ASSERT_EQ(StatusOf("GET /healthz HTTP/1.0\r\n\r\n", &h), 0);
   EXPECT_TRUE(h.wants_close);
   ASSERT_EQ(StatusOf("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", &h), 0);
   EXPECT_FALSE(h.wants_close);
   ASSERT_EQ(StatusOf("GET /healthz HTTP/1.1\n\n", &h), 0);  // bare LF line ends
-  EXPECT_EQ(h.forwarded, "GET /healthz HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(h.path, "/healthz");
+  EXPECT_FALSE(h.wants_close);
 }
 
 // A buffer that grows moves: the parsed head's views follow it to the same offsets.
