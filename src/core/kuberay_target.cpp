@@ -37,7 +37,8 @@ constexpr std::array kGateDefaults = {
 };
 
 bool ParseNumber(std::string_view text, int* out) {
-  if (text.empty() || text.size() > 6) return false;
+  // from_chars takes a leading '-'; a release number has digits only.
+  if (text.empty() || text.size() > 6 || text.front() < '0' || text.front() > '9') return false;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && end == text.data() + text.size();
 }

@@ -14,7 +14,8 @@ TEST(RayClusterSpec, KindsOfRayIoOnly) {
   EXPECT_EQ(RayObjectKindOf({"ray.io", "v1", "RayCluster"}), RayObjectKind::kRayCluster);
   EXPECT_EQ(RayObjectKindOf({"ray.io", "v1alpha1", "RayJob"}), RayObjectKind::kRayJob);
   EXPECT_EQ(RayObjectKindOf({"ray.io", "v1", "RayService"}), RayObjectKind::kRayService);
-  EXPECT_FALSE(RayObjectKindOf({"ray.io", "v1", "RayCronJob"}));
+  EXPECT_EQ(RayObjectKindOf({"ray.io", "v1", "RayCronJob"}), RayObjectKind::kRayCronJob);
+  EXPECT_FALSE(RayObjectKindOf({"ray.io", "v1alpha1", "RayCronJob"}));  // served as v1 only
   EXPECT_FALSE(RayObjectKindOf({"ray.io", "v2", "RayCluster"}));
   EXPECT_FALSE(RayObjectKindOf({"example.com", "v1", "RayCluster"}));
   EXPECT_FALSE(RayObjectKindOf({"", "v1", "Pod"}));

@@ -107,7 +107,8 @@ TEST(HttpRequestHeadTest, ExpectCloseAndTheLengthAreTheEdgesOwn) {
   EXPECT_TRUE(h.wants_close);
   ASSERT_EQ(StatusOf("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", &h), 0);
   EXPECT_FALSE(h.wants_close);
-  ASSERT_EQ(StatusOf("GET /healthz HTTP/1.1\n\n", &h), 0);  // bare LF line ends
+  const std::string bare_lf = "GET /healthz HTTP/1.1\n\n";  // h's views point into it
+  ASSERT_EQ(StatusOf(bare_lf, &h), 0);
   EXPECT_EQ(h.path, "/healthz");
   EXPECT_FALSE(h.wants_close);
 }
