@@ -115,9 +115,12 @@ struct Auditor::Impl {
         ++report.skipped_objects;
         return Status::Ok();
       }
-      ++(*ray_kind == RayObjectKind::kRayCluster ? report.ray_clusters
-         : *ray_kind == RayObjectKind::kRayJob   ? report.ray_jobs
-                                                 : report.ray_services);
+      switch (*ray_kind) {
+        case RayObjectKind::kRayCluster: ++report.ray_clusters; break;
+        case RayObjectKind::kRayJob: ++report.ray_jobs; break;
+        case RayObjectKind::kRayService: ++report.ray_services; break;
+        case RayObjectKind::kRayCronJob: ++report.ray_cron_jobs; break;
+      }
     } else {
       ++report.skipped_objects;
       return Status::Ok();

@@ -67,7 +67,9 @@ std::string AuditTable(const AuditReport& report) {
   for (const std::string& note : report.notes) out += "note: " + note + "\n";
   out += "Read " + Plural(report.pods, "Pod", "Pods") + ", " +
          Plural(report.ray_clusters, "RayCluster", "RayClusters") + ", " +
-         Plural(report.ray_jobs, "RayJob", "RayJobs") + ", " + Plural(report.ray_services, "RayService", "RayServices");
+         Plural(report.ray_jobs, "RayJob", "RayJobs") + ", " +
+         Plural(report.ray_services, "RayService", "RayServices") + ", " +
+         Plural(report.ray_cron_jobs, "RayCronJob", "RayCronJobs");
   if (report.skipped_objects > 0)
     out += " (" + Plural(report.skipped_objects, "other object", "other objects") + " skipped)";
   if (report.total_findings() == 0) return out + "; no findings.\n";
@@ -97,6 +99,10 @@ std::string AuditJson(const AuditReport& report) {
     auto it = report.findings_by_rule.find(rule);
     by_rule[std::string(rule)] = it == report.findings_by_rule.end() ? 0 : it->second;
   }
+  // KubeRay's spec rules are many and rarely found: counted only when found.
+  for (const auto& [rule, count] : report.findings_by_rule) {
+    if (!by_rule.contains(rule)) by_rule[rule] = count;
+  }
   Json summary = {{"findings", report.total_findings()},
                   {"droppedFindings", report.dropped_findings},
                   {"findingsByRule", by_rule},
@@ -106,6 +112,7 @@ std::string AuditJson(const AuditReport& report) {
                     {"rayClusters", report.ray_clusters},
                     {"rayJobs", report.ray_jobs},
                     {"rayServices", report.ray_services},
+                    {"rayCronJobs", report.ray_cron_jobs},
                     {"skipped", report.skipped_objects}}},
                   {"notes", report.notes}};
   Json out = {{"findings", std::move(findings)}, {"summary", std::move(summary)}};

@@ -5,6 +5,7 @@
 
 #include "ray_webhook/core/dns_name.h"
 #include "ray_webhook/kube/kube_api_client.h"
+#include "spec_flags.h"
 
 namespace ray_webhook {
 namespace {
@@ -109,7 +110,9 @@ Result<Command> ParseServe(const std::vector<std::string>& args, const EnvLookup
 }
 
 Result<Command> ParseReview(const std::vector<std::string>& args, const EnvLookup& env) {
-  Command cmd;
+  // Settings rather than a bare command, for the spec flags' table entries.
+  ServeSettings s;
+  Command& cmd = s.command;
   cmd.kind = CommandKind::kReview;
   PolicyConfig& policy = cmd.config.policy;
   if (auto domain = env("CLUSTER_DOMAIN"); domain && !domain->empty()) policy.cluster_domain = *domain;
@@ -126,6 +129,10 @@ Result<Command> ParseReview(const std::vector<std::string>& args, const EnvLooku
       auto value = r.Value();
       if (!value || !IsDnsSubdomain(*value)) return Status::Error("review: --cluster-domain needs a DNS name");
       policy.cluster_domain = std::string(*value);
+    } else if (std::ranges::find(SpecSharedFlags(), arg) != SpecSharedFlags().end()) {
+      auto value = r.Value();
+      if (!value || value->empty()) return Status::Error("review: " + arg + " needs a value");
+      if (Status set = FindServeFlag(arg)->set(s, *value); !set.ok()) return Status::Error("review: " + set.message());
     } else if (arg == "--help" || arg == "-h") {
       return HelpCommand();
     } else if (arg.starts_with("--")) {
@@ -139,7 +146,7 @@ Result<Command> ParseReview(const std::vector<std::string>& args, const EnvLooku
   if (!endpoint) return Status::Error("review: give --mutate or --validate");
   cmd.endpoint = *endpoint;
   if (!IsDnsSubdomain(policy.cluster_domain)) return Status::Error("review: CLUSTER_DOMAIN is not a DNS name");
-  return cmd;
+  return std::move(cmd);
 }
 
 Result<Command> ParseAudit(const std::vector<std::string>& args, const EnvLookup& env) {
@@ -224,9 +231,9 @@ std::string UsageText() {
 
 Usage:
   ray-webhook serve (--tls-cert FILE --tls-key FILE | --cert-dir DIR) [flags]
-  ray-webhook review (--mutate|--validate) [--cluster-domain DOMAIN] [FILE|-]
-  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] (FILE|-)...
-  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [--namespace NS] [--kube-* flags]
+  ray-webhook review (--mutate|--validate) [--cluster-domain DOMAIN] [spec flags] [FILE|-]
+  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [spec flags] (FILE|-)...
+  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [spec flags] [--namespace NS] [--kube-* flags]
   ray-webhook --help | --version
 )";
   const ServeSettings defaults;
@@ -249,9 +256,12 @@ review reads one AdmissionReview from FILE (or stdin when FILE is - or absent),
 prints the answer AdmissionReview on stdout and touches no network. It exits 1
 when the input is not a usable AdmissionReview.
 
+review and audit take the spec flags (--kuberay-version, --kuberay-feature-gates,
+--spec-rule-mode, --spec-rule) as serve does.
+
 audit applies every rule to objects that exist: Pods and ray.io RayClusters,
-RayJobs and RayServices read from FILEs (JSON or YAML, several documents, List
-objects, e.g. kubectl get pods,rayclusters,rayjobs,rayservices -A -o json) or,
+RayJobs, RayServices and RayCronJobs read from FILEs (JSON or YAML, several documents, List
+objects, e.g. kubectl get pods,rayclusters,rayjobs,rayservices,raycronjobs -A -o json) or,
 without FILEs, listed from the Kubernetes API (the --kube-* flags of serve, or
 in-cluster; --namespace for one namespace). Besides the rules of /mutate and
 /validate it reports RayClusters with more than one live head Pod, worker Pods

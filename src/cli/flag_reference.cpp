@@ -80,8 +80,10 @@ bad flag prints one line saying what is wrong and exits 2. `serve` stops on SIGT
 ## review and audit
 
 `review` reads one AdmissionReview from FILE or stdin, prints the answer AdmissionReview and exits 0,
-or exits 1 when the input is not a usable AdmissionReview. It does no network I/O. Its only flag
-besides `--mutate` or `--validate` is `--cluster-domain DOMAIN`, read as `serve` reads it.
+or exits 1 when the input is not a usable AdmissionReview. It does no network I/O. Its flags
+besides `--mutate` or `--validate` are `--cluster-domain DOMAIN` and the flags of KubeRay's spec checks
+(`--kuberay-version`, `--kuberay-feature-gates`, `--spec-rule-mode`, `--spec-rule`), read as `serve`
+reads them.
 
 `audit` ([audit.md](audit.md)) takes `--output table|json` (`-o`), `--namespace NS` (`-n`, for the
 live cluster only), and these flags of `serve`:)";

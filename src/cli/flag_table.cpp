@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "ray_webhook/kube/https_get.h"
+#include "spec_flags.h"
 
 namespace ray_webhook {
 namespace {
@@ -70,15 +71,7 @@ Status DurationFlag(std::string_view name, std::string_view v, microseconds min,
 }
 
 Status RuleModeFlag(std::string_view name, std::string_view v, RuleMode* out) {
-  if (v == "enforce") {
-    *out = RuleMode::kEnforce;
-  } else if (v == "warn") {
-    *out = RuleMode::kWarn;
-  } else if (v == "off") {
-    *out = RuleMode::kOff;
-  } else {
-    return Status::Error(std::string(name) + " must be enforce, warn or off; got " + Got(v));
-  }
+  if (!ParseRuleMode(v, out)) return Status::Error(std::string(name) + " must be enforce, warn or off; got " + Got(v));
   return Status::Ok();
 }
 
@@ -93,6 +86,7 @@ std::string ShowHeadUniqueness(HeadUniqueness h) {
 constexpr std::string_view kServeSection = "serve flags";
 constexpr std::string_view kHeadSection = "head uniqueness (one head Pod per RayCluster)";
 constexpr std::string_view kRulesSection = "other rules";
+constexpr std::string_view kSpecSection = "KubeRay's spec checks (docs/rules.md)";
 constexpr std::string_view kAuditSection = "cluster audit (needs list RBAC: deploy/overlays/audit)";
 
 ServerConfig& Server(ServeSettings& s) { return s.command.config; }
@@ -317,6 +311,24 @@ const ServeFlag kServeFlags[] = {
      },
      [](const ServeSettings& s) { return ShowRuleMode(Server(s).policy.duplicate_mount_mode); }},
 
+    {"--kuberay-version", "X.Y.Z", kSpecSection, "the KubeRay operator's release, whose spec checks run",
+     "the KubeRay operator's release (`1.6.2`, `v1.7.0`): the spec checks that release makes run, and no others "
+     "([rules.md](rules.md#kuberays-spec-checks))",
+     [](ServeSettings& s, std::string_view v) { return KubeRayVersionFlag(v, Server(s).policy); },
+     [](const ServeSettings& s) { return ShowKubeRayVersion(Server(s).policy.kuberay.version); }},
+    {"--kuberay-feature-gates", "G", kSpecSection, "the operator's --feature-gates, e.g. RayClusterMTLS=true",
+     "the operator's own `--feature-gates` (`A=true,B=false`); a gate not named takes that release's default",
+     [](ServeSettings& s, std::string_view v) { return KubeRayFeatureGatesFlag(v, Server(s).policy); },
+     [](const ServeSettings&) { return std::string("the release's defaults"); }},
+    {"--spec-rule-mode", "M", kSpecSection, "every spec check: enforce, warn or off",
+     "every spec check: `enforce` (deny, 422), `warn` (allow with a warning) or `off`",
+     [](ServeSettings& s, std::string_view v) { return SpecRuleModeFlag(v, Server(s).policy); },
+     [](const ServeSettings& s) { return ShowRuleMode(Server(s).policy.spec_mode); }},
+    {"--spec-rule", "ID=MODE", kSpecSection, "one spec check's mode, over --spec-rule-mode; repeatable",
+     "one spec check's mode, which wins over `--spec-rule-mode`; repeatable. `ID` is a rule id of "
+     "[rules.md](rules.md#kuberays-spec-checks)",
+     [](ServeSettings& s, std::string_view v) { return SpecRuleFlag(v, Server(s).policy); }, None},
+
     {"--audit-interval", "D", kAuditSection,
      "audit the cluster's Ray Pods and objects every D in the background, into the audit gauges of /metrics; "
      "off or 0 turns it off",
@@ -337,8 +349,9 @@ const ServeFlag kServeFlags[] = {
 };
 
 // The flags of serve that audit takes too: the API and the cluster domain.
-constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server", "--kube-token-file", "--kube-ca-file",
-                                                  "--kube-api-timeout", "--cluster-domain"};
+constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server",       "--kube-token-file", "--kube-ca-file",
+                                                  "--kube-api-timeout",      "--cluster-domain",  "--kuberay-version",
+                                                  "--kuberay-feature-gates", "--spec-rule-mode",  "--spec-rule"};
 
 }  // namespace
 

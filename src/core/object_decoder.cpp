@@ -47,8 +47,16 @@ Status ObjectDecoder::DecodePod(std::string_view json, Pod& out, std::size_t rea
 
 Status ObjectDecoder::DecodeRayObject(std::string_view json, RayObjectKind kind, RayObject& out,
                                       std::size_t readable_padding) {
-  return impl_->Run(json, readable_padding,
-                    [&](od::object root, JsonReader& r) { ray_webhook::DecodeRayObject(root, r, kind, out); });
+  Status status = impl_->Run(json, readable_padding,
+                             [&](od::object root, JsonReader& r) { ray_webhook::DecodeRayObject(root, r, kind, out); });
+  // The document is the object: its text is json without the whitespace around it.
+  if (status.ok()) {
+    const std::size_t open = json.find('{');
+    const std::size_t close = json.find_last_of('}');
+    if (open != std::string_view::npos && close != std::string_view::npos && open < close)
+      out.raw_json = json.substr(open, close - open + 1);
+  }
+  return status;
 }
 
 }  // namespace ray_webhook

@@ -10,6 +10,7 @@
 #include "head_name_rule.h"
 #include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/ray_pod.h"
+#include "spec_admission.h"
 #include "template_address_rule.h"
 #include "template_mount_rule.h"
 
@@ -91,6 +92,14 @@ void RayObjectFindings(const AdmissionRequest& request, const PolicyConfig& poli
   }
   for (TemplateFinding& f : CheckTemplateAddresses(object))
     out.push_back({std::string(kBareAddressRule), std::move(f.field_path), std::move(f.detail)});
+  // KubeRay's spec checks, each under its own rule id; off-mode rules report nothing.
+  bool unreadable = false;
+  for (SpecFinding& f : NewSpecFindings(object, nullptr, policy, &unreadable))
+    out.push_back({std::move(f.rule), std::move(f.field_path), std::move(f.message)});
+  if (unreadable) {
+    out.push_back(
+        {std::string(kKubeRaySpecRule), "", "the object's JSON did not parse, so KubeRay's spec checks were skipped"});
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/ray_pod.h"
 #include "second_head_rule.h"
+#include "spec_admission.h"
 #include "template_address_rule.h"
 #include "template_mount_rule.h"
 
@@ -109,8 +110,9 @@ std::vector<TemplateFinding> NewFindings(Check check, const RayObject& object, c
   return now;
 }
 
-// /validate of a RayCluster, RayJob or RayService CREATE or UPDATE: the Pod
-// rules applied to the Pods KubeRay would build from its templates.
+// /validate of a RayCluster, RayJob, RayService or RayCronJob CREATE or
+// UPDATE: the Pod rules applied to the Pods KubeRay would build from its
+// templates, and KubeRay's spec checks.
 void ValidateRayObject(const AdmissionRequest& request, const PolicyConfig& policy, Decision& decision) {
   const RayObject& object = *request.ray_object;
   const RayObject* old = request.operation == "UPDATE" && request.old_ray_object ? &*request.old_ray_object : nullptr;
@@ -121,6 +123,10 @@ void ValidateRayObject(const AdmissionRequest& request, const PolicyConfig& poli
                   NewFindings(CheckTemplateMounts, object, old), decision);
     if (!decision.allowed) return;
   }
+  // KubeRay's own checks of the spec, which the operator would otherwise make
+  // only when it reconciles the object.
+  AdmitSpec(object, old, name, policy, decision);
+  if (!decision.allowed) return;
   // A warning under enforce and warn alike: a denial would refuse exactly the
   // long-named clusters (a RayService's) whose heads the head-name mutation
   // names safely; the collision needs the operator to name heads itself. The

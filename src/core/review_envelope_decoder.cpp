@@ -17,6 +17,15 @@ bool IsCorePod(const GroupVersionKind& kind) {
   return kind.group.empty() && kind.version == "v1" && kind.kind == "Pod";
 }
 
+// [start, end) trimmed back to its last '}': what lies between an object and
+// the next token is whitespace only. Empty when that is not what is there.
+std::string_view ObjectText(const char* start, const char* end) {
+  if (start == nullptr || end == nullptr || end <= start || *start != '{') return {};
+  std::string_view text(start, static_cast<std::size_t>(end - start));
+  const std::size_t close = text.find_last_of('}');
+  return close == std::string_view::npos ? std::string_view() : text.substr(0, close + 1);
+}
+
 std::string InvalidJson(error_code e) {
   return std::string("request body is not valid JSON: ") + simdjson::error_message(e);
 }
@@ -130,9 +139,15 @@ class EnvelopeWalk {
     out.reset();
     JsonReader reader;
     od::object obj;
+    // By position, so that the object is walked once: its first token is its
+    // '{', and once the decoder has read every field the iterator stands on
+    // the token after its '}'. Only ray.io objects come here.
+    const char* start = f.raw_json_token().data();
     if (reader.Object(f, old_object ? "request.oldObject" : "request.object", &obj)) {
       DecodeRayObject(obj, reader, kind, out.emplace());
       reader.Prefix(old_object ? "request.oldObject." : "request.object.");
+      const char* end = nullptr;
+      if (!reader.failed() && f.current_location().get(end) == SUCCESS) out->raw_json = ObjectText(start, end);
     }
     if (reader.json_error() != SUCCESS) {
       r_.Adopt(reader);  // invalid JSON ends the walk

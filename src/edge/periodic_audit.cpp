@@ -55,9 +55,11 @@ void PeriodicAudit::AuditOnce() {
     by_rule += (by_rule.empty() ? "" : ",") + rule + "=" + std::to_string(count);
   }
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  spdlog::info("audit pods={} rayclusters={} rayjobs={} rayservices={} findings={} by_rule={} extra_heads={} took={}ms",
-               report->pods, report->ray_clusters, report->ray_jobs, report->ray_services, report->total_findings(),
-               by_rule.empty() ? "none" : by_rule, report->clusters_with_extra_heads, took.count());
+  spdlog::info(
+      "audit pods={} rayclusters={} rayjobs={} rayservices={} raycronjobs={} findings={} by_rule={} extra_heads={} "
+      "took={}ms",
+      report->pods, report->ray_clusters, report->ray_jobs, report->ray_services, report->ray_cron_jobs,
+      report->total_findings(), by_rule.empty() ? "none" : by_rule, report->clusters_with_extra_heads, took.count());
   for (const std::string& note : report->notes) spdlog::info("audit: {}", note);
 }
 

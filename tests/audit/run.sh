@@ -42,7 +42,7 @@ err_starts() { [[ "$(cat "$work/err")" == "$1"* ]]; }
 audit "$dumps/clean-cluster.json"
 check "a clean cluster exits 0 and says so" [ "$rc" = 0 ]
 check "the clean table is the summary line alone" \
-  [ "$(cat "$work/out")" = "Read 3 Pods, 1 RayCluster, 0 RayJobs, 0 RayServices; no findings." ]
+  [ "$(cat "$work/out")" = "Read 3 Pods, 1 RayCluster, 0 RayJobs, 0 RayServices, 0 RayCronJobs; no findings." ]
 
 audit "$dumps/extra-head.json"
 check "an extra head exits 1" [ "$rc" = 1 ]
@@ -52,7 +52,7 @@ check "the table has a header and a row per finding" \
     && grep -q '^head-name  *Pod  *ns1  *raycluster-sample-head-x7k2p  *metadata.name$' '$work/out'"
 check "the message is wrapped beneath its row" out_has '    RayCluster "raycluster-sample" has 2 live head Pods: "raycluster-sample-head" (Running),'
 check "the table closes with what was read and the findings by rule" \
-  out_has "Read 6 Pods, 1 RayCluster, 0 RayJobs, 0 RayServices; 2 findings: extra-head 1, head-name 1."
+  out_has "Read 6 Pods, 1 RayCluster, 0 RayJobs, 0 RayServices, 0 RayCronJobs; 2 findings: extra-head 1, head-name 1."
 check "nothing on stderr" [ ! -s "$work/err" ]
 
 audit --output json "$dumps/extra-head.json"
@@ -82,7 +82,7 @@ check "manifests: the template rules with their field paths" json '
   and (.findings[] | select(.kind == "RayCluster" and .rule == "duplicate-mount") | .fieldPath)
       == "spec.workerGroupSpecs[1].template.spec.containers[0].volumeMounts[1]"'
 check "manifests: the ConfigMap skipped, the empty document ignored, the RayService read" \
-  json '.summary.read == {"pods": 0, "rayClusters": 2, "rayJobs": 1, "rayServices": 1, "skipped": 1}'
+  json '.summary.read == {"pods": 0, "rayClusters": 2, "rayJobs": 1, "rayServices": 1, "rayCronJobs": 0, "skipped": 1}'
 
 "$server" audit -o json - "$dumps/extra-head.json" <"$dumps/clean-cluster.json" >"$work/out" 2>"$work/err"; rc=$?
 check "stdin and files together" json '.summary.read.pods == 9 and (.findings[0].source | endswith("extra-head.json document 1 item 5"))'
@@ -121,16 +121,16 @@ api=(--kube-api-server "https://127.0.0.1:$api_port" --kube-ca-file "$work/certs
 
 audit -o json "${api[@]}" --kube-token-file "$work/token"
 check "live: the cluster's findings, exit 1" bash -c "[ $rc = 1 ]" 
-check "live: every namespace, the extra head and the odd workers" json '.summary.read == {"pods": 9, "rayClusters": 1, "rayJobs": 1, "rayServices": 0, "skipped": 0}
+check "live: every namespace, the extra head and the odd workers" json '.summary.read == {"pods": 9, "rayClusters": 1, "rayJobs": 1, "rayServices": 0, "rayCronJobs": 0, "skipped": 0}
   and .summary.findingsByRule["extra-head"] == 1 and .summary.findingsByRule["worker-drift"] == 2
   and .summary.rayClustersWithExtraHeads == 1 and (.findings[0].source | startswith("API pods page 1"))'
-check "live: a resource the API does not serve is a note" json '.summary.notes == ["rayservices: not served by the Kubernetes API (KubeRay'"'"'s CRDs not installed?)"]'
+check "live: a resource the API does not serve is a note" json '.summary.notes == ["rayservices: not served by the Kubernetes API (KubeRay'"'"'s CRDs not installed?)", "raycronjobs: not served by the Kubernetes API (KubeRay'"'"'s CRDs not installed?)"]'
 check "live: Pods listed with the Ray Pod selector" \
   grep -qx 'GET /api/v1/pods selector=ray.io/node-type in (head,worker),ray.io/cluster auth=ok' "$work/api.log"
 check "live: the ray.io lists asked for" bash -c "grep -qx 'GET /apis/ray.io/v1/rayclusters selector= auth=ok' '$work/api.log' \
   && grep -qx 'GET /apis/ray.io/v1/rayjobs selector= auth=ok' '$work/api.log'"
 audit "${api[@]}" --kube-token-file "$work/token" --namespace default
-check "live: one namespace" bash -c "[ $rc = 1 ] && grep -q '^Read 3 Pods, 0 RayClusters, 0 RayJobs, 0 RayServices;' '$work/out' \
+check "live: one namespace" bash -c "[ $rc = 1 ] && grep -q '^Read 3 Pods, 0 RayClusters, 0 RayJobs, 0 RayServices, 0 RayCronJobs;' '$work/out' \
   && grep -qx 'GET /api/v1/namespaces/default/pods selector=ray.io/node-type in (head,worker),ray.io/cluster auth=ok' '$work/api.log'"
 audit "${api[@]}" --kube-token-file "$work/bad-token"
 check "live: a refused token is exit 2 with the API's answer" \

@@ -312,10 +312,10 @@ for (const file of files) {
   // it the webhook reads no ray.io object, so the grant comes only with the flag.
   const auditing = ![undefined, "0", "off"].includes(flag("--audit-interval"));
   const rayRules = (role.rules ?? []).filter((r) => (r.apiGroups ?? []).includes("ray.io"));
-  const rayListed = ["rayclusters", "rayjobs", "rayservices"].every((res) =>
+  const rayListed = ["rayclusters", "rayjobs", "rayservices", "raycronjobs"].every((res) =>
     rayRules.some((r) => r.resources.includes(res) && r.verbs.includes("list")));
   if (auditing) {
-    check(rayListed, "with --audit-interval, the ClusterRole lists rayclusters, rayjobs and rayservices (ray.io)",
+    check(rayListed, "with --audit-interval, the ClusterRole lists rayclusters, rayjobs, rayservices and raycronjobs (ray.io)",
       JSON.stringify(rayRules));
     check(durationMs(flag("--audit-interval")) >= 60000, "--audit-interval is a minute or more in a deployment",
       flag("--audit-interval"));
@@ -365,12 +365,12 @@ for (const file of files) {
         `${id}: namespaceSelector never matches ${never}`);
     }
     if (isRayObjectEntry(w)) {
-      // RayClusters, RayJobs and RayServices themselves: no Pod, so no objectSelector;
+      // RayClusters, RayJobs, RayServices and RayCronJobs themselves: no Pod, so no objectSelector;
       // never their status subresource, which the operator writes on every reconcile.
       check(kind === "validating" && rules.length === 1 && JSON.stringify(rules[0].apiVersions) === '["v1","v1alpha1"]'
-        && JSON.stringify([...rules[0].resources].sort()) === '["rayclusters","rayjobs","rayservices"]'
+        && JSON.stringify([...rules[0].resources].sort()) === '["rayclusters","raycronjobs","rayjobs","rayservices"]'
         && JSON.stringify(rules[0].operations) === '["CREATE","UPDATE"]',
-        `${id}: rules are ray.io rayclusters, rayjobs and rayservices (v1, v1alpha1) on CREATE and UPDATE, validating only`,
+        `${id}: rules are ray.io rayclusters, rayjobs, rayservices and raycronjobs (v1, v1alpha1) on CREATE and UPDATE, validating only`,
         JSON.stringify(rules));
       check(w.objectSelector === undefined, `${id}: no objectSelector (the custom resources carry no Ray Pod labels)`);
       continue;

@@ -84,7 +84,7 @@ Takes a dict: fullname, namespace, port, path, caBundle, timeoutSeconds.
   - apiGroups: ["ray.io"]
     apiVersions: ["v1", "v1alpha1"]
     operations: ["CREATE", "UPDATE"]
-    resources: ["rayclusters", "rayjobs", "rayservices"]
+    resources: ["rayclusters", "rayjobs", "rayservices", "raycronjobs"]
     scope: Namespaced
   {{- else }}
   - apiGroups: [""]

@@ -41,7 +41,7 @@ struct AuditReport {
   std::size_t dropped_findings = 0;  // beyond kMaxAuditFindings
   std::map<std::string, std::size_t, std::less<>> findings_by_rule;
   // What was read.
-  std::size_t pods = 0, ray_clusters = 0, ray_jobs = 0, ray_services = 0;
+  std::size_t pods = 0, ray_clusters = 0, ray_jobs = 0, ray_services = 0, ray_cron_jobs = 0;
   std::size_t skipped_objects = 0;  // other kinds, e.g. Events in a dump
   // RayClusters with more than one live head Pod (rule extra-head).
   std::size_t clusters_with_extra_heads = 0;

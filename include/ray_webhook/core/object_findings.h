@@ -10,7 +10,8 @@
 // duplicate-env, and "unmutated", a Ray Pod the FQDN mutation would still
 // change (the operations it would add). For a ray.io object: duplicate-mount
 // over the Pods KubeRay would build, head-name (a cluster name too long for
-// its head's name) and bare-address. The second-head rule needs the other
+// its head's name), bare-address, and KubeRay's spec checks that apply to
+// PolicyConfig::kuberay, each under its rule id. The second-head rule needs the other
 // Pods of the cluster and is not run here (the audit's extra-head rule).
 #pragma once
 

@@ -5,7 +5,12 @@
 // The core reads nothing else: no ports, threads or timeouts.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
+#include <string_view>
+
+#include "ray_webhook/core/kuberay_target.h"
 
 namespace ray_webhook {
 
@@ -30,6 +35,18 @@ struct PolicyConfig {
   // When the API cannot answer the second-head lookup: allow with a warning
   // (false) or deny (true).
   bool deny_on_lookup_failure = false;
+  // KubeRay's own spec checks (spec_validation.h): the operator they are the
+  // checks of, the mode of the whole family, and the rules set apart from it
+  // by id (--spec-rule ID=MODE), which the command line has checked are ids.
+  KubeRayTarget kuberay;
+  RuleMode spec_mode = RuleMode::kEnforce;
+  std::map<std::string, RuleMode, std::less<>> spec_rule_modes;
+
+  // The mode of the spec rule `id`: its own when set, else the family's.
+  RuleMode SpecRuleMode(std::string_view id) const {
+    const auto it = spec_rule_modes.find(id);
+    return it == spec_rule_modes.end() ? spec_mode : it->second;
+  }
 };
 
 }  // namespace ray_webhook

@@ -64,6 +64,10 @@ struct RayObject {
   std::optional<RayClusterSpecView> cluster;
   // RayJob spec.clusterSelector is set: KubeRay creates no cluster for it.
   bool uses_cluster_selector = false;
+  // The object's own JSON text, from '{' to its '}', for KubeRay's spec
+  // checks, which read fields no view here keeps. Set by the decoders once
+  // the object has read; empty when no decoder set it (an object built in code).
+  std::string_view raw_json;
 };
 
 }  // namespace ray_webhook

@@ -21,26 +21,27 @@ AuditReport Report() {
 
 TEST(AuditOutput, TheTableHasARowPerFindingItsMessageWrappedAndASummary) {
   const std::string t = AuditTable(Report());
-  EXPECT_EQ(
-      t,
-      "RULE        KIND        NAMESPACE  NAME  FIELD\n"
-      "extra-head  RayCluster  ns1        rc    -\n"
-      "    " +
-          std::string(30, 'a') +
-          "\n"
-          "    " +
-          std::string(90, 'b') +
-          " end\n"
-          "\n"
-          "Read 3 Pods, 1 RayCluster, 0 RayJobs, 0 RayServices (2 other objects skipped); 1 finding: extra-head 1.\n");
+  EXPECT_EQ(t,
+            "RULE        KIND        NAMESPACE  NAME  FIELD\n"
+            "extra-head  RayCluster  ns1        rc    -\n"
+            "    " +
+                std::string(30, 'a') +
+                "\n"
+                "    " +
+                std::string(90, 'b') +
+                " end\n"
+                "\n"
+                "Read 3 Pods, 1 RayCluster, 0 RayJobs, 0 RayServices, 0 RayCronJobs (2 other objects skipped); 1 "
+                "finding: extra-head 1.\n");
 }
 
 TEST(AuditOutput, ACleanReportSaysSo) {
   AuditReport r;
   r.pods = 1;
   r.notes.push_back("rayjobs: not served");
-  EXPECT_EQ(AuditTable(r),
-            "note: rayjobs: not served\nRead 1 Pod, 0 RayClusters, 0 RayJobs, 0 RayServices; no findings.\n");
+  EXPECT_EQ(
+      AuditTable(r),
+      "note: rayjobs: not served\nRead 1 Pod, 0 RayClusters, 0 RayJobs, 0 RayServices, 0 RayCronJobs; no findings.\n");
 }
 
 TEST(AuditOutput, JsonHasEveryRuleAndTheFindings) {

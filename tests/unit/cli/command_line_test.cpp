@@ -312,3 +312,50 @@ TEST(CommandLine, FlagReferenceDocumentsEveryFlagWithItsDefault) {
 
 }  // namespace
 }  // namespace ray_webhook
+
+namespace ray_webhook {
+namespace {
+
+TEST(CommandLine, KubeRaySpecFlags) {
+  auto defaults = Parse({"serve", "--cert-dir", "/c"});
+  ASSERT_TRUE(defaults.ok()) << defaults.error();
+  EXPECT_EQ(defaults->config.policy.kuberay.version, (KubeRayVersion{1, 6, 2}));
+  EXPECT_EQ(defaults->config.policy.spec_mode, RuleMode::kEnforce);
+  auto r = Parse({"serve", "--cert-dir", "/c", "--kuberay-version", "v1.7.0", "--kuberay-feature-gates",
+                  "RayClusterMTLS=true,RayCronJob=false", "--spec-rule-mode=warn"});
+  ASSERT_TRUE(r.ok()) << r.error();
+  const PolicyConfig& p = r->config.policy;
+  EXPECT_EQ(p.kuberay.version, (KubeRayVersion{1, 7, 0}));
+  EXPECT_TRUE(p.kuberay.GateEnabled("RayClusterMTLS"));
+  EXPECT_FALSE(p.kuberay.GateEnabled("RayCronJob"));
+  EXPECT_EQ(p.spec_mode, RuleMode::kWarn);
+  for (const auto& [args, error] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--kuberay-version", "1.7"}, "--kuberay-version must be the KubeRay operator's release"},
+           {{"--kuberay-feature-gates", "RayClusterMTLS"}, "--kuberay-feature-gates: "},
+           {{"--spec-rule-mode", "strict"}, "--spec-rule-mode must be enforce, warn or off; got \"strict\""},
+           {{"--spec-rule", "no-such-rule=warn"}, "--spec-rule: no spec rule \"no-such-rule\""},
+           {{"--spec-rule", "some-rule"}, "--spec-rule must be ID=MODE"},
+           {{"--spec-rule", "some-rule=loud"}, "the mode must be enforce, warn or off"},
+       }) {
+    std::vector<std::string> full = {"serve", "--cert-dir", "/c"};
+    full.insert(full.end(), args.begin(), args.end());
+    auto bad = Parse(full);
+    ASSERT_FALSE(bad.ok()) << args[0] << " " << args[1];
+    EXPECT_NE(bad.error().find(error), std::string::npos) << bad.error();
+  }
+}
+
+TEST(CommandLine, ReviewAndAuditTakeTheSpecFlags) {
+  auto review = Parse({"review", "--validate", "--kuberay-version", "0.3.0", "--spec-rule-mode", "off", "-"});
+  ASSERT_TRUE(review.ok()) << review.error();
+  EXPECT_EQ(review->config.policy.kuberay.version, (KubeRayVersion{0, 3, 0}));
+  EXPECT_EQ(review->config.policy.spec_mode, RuleMode::kOff);
+  EXPECT_FALSE(Parse({"review", "--validate", "--kuberay-version", "x", "-"}).ok());
+  auto audit = Parse({"audit", "--kuberay-version=1.5.1", "--kuberay-feature-gates", "RayJobDeletionPolicy=true", "f"});
+  ASSERT_TRUE(audit.ok()) << audit.error();
+  EXPECT_EQ(audit->config.policy.kuberay.version, (KubeRayVersion{1, 5, 1}));
+  EXPECT_TRUE(audit->config.policy.kuberay.GateEnabled("RayJobDeletionPolicy"));
+}
+
+}  // namespace
+}  // namespace ray_webhook

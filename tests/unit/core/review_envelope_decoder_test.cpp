@@ -151,6 +151,27 @@ TEST(ReviewEnvelopeDecoder, DecodesTheRayClusterFieldsTheTemplateRulesRead) {
   EXPECT_FALSE(req.old_ray_object);
 }
 
+// KubeRay's spec checks read the object's own text: it is exactly request.object (and oldObject), wherever
+// the object's fields stand and whatever follows the object.
+TEST(ReviewEnvelopeDecoder, ARayObjectKeepsItsOwnTextAndSoDoesTheStoredOne) {
+  for (const char* fixture : {"reviews/raycluster-update-new-finding.json", "reviews/rayservice-sample.json",
+                              "reviews/rayjob-cluster-selector.json"}) {
+    SCOPED_TRACE(fixture);
+    const std::string body = ReadFixture(fixture);
+    const nlohmann::json review = nlohmann::json::parse(body);
+    Envelope decoder;
+    Decoded r = decoder.Decode(body);
+    ASSERT_TRUE(RequestOf(r)) << r.error();
+    const AdmissionRequest& req = *RequestOf(r);
+    ASSERT_TRUE(req.ray_object);
+    EXPECT_EQ(nlohmann::json::parse(req.ray_object->raw_json), review["request"]["object"]);
+    if (review["request"].contains("oldObject") && review["request"]["oldObject"].is_object()) {
+      ASSERT_TRUE(req.old_ray_object);
+      EXPECT_EQ(nlohmann::json::parse(req.old_ray_object->raw_json), review["request"]["oldObject"]);
+    }
+  }
+}
+
 TEST(ReviewEnvelopeDecoder, RayJobsAndRayServicesCarryTheirClusterSpecNested) {
   Envelope decoder;
   Decoded job = decoder.Decode(ReadFixture("reviews/rayjob-dupmount.json"));

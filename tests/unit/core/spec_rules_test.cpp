@@ -162,5 +162,16 @@ TEST(SpecRulesTest, RowsAreWellFormed) {
   }
 }
 
+// docs/rules.md lists every rule id, so that --spec-rule ID=MODE has a page to point at.
+TEST(SpecRulesTest, TheDocumentationListsEveryRule) {
+  std::ifstream in(testing::kFixtures / ".." / ".." / "docs" / "rules.md");
+  ASSERT_TRUE(in) << "docs/rules.md";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const SpecRule* rule : AllSpecRules()) {
+    EXPECT_NE(doc.find("| `" + std::string(rule->id) + "` |"), std::string::npos)
+        << rule->id << " has no row in docs/rules.md";
+  }
+}
+
 }  // namespace
 }  // namespace ray_webhook
