@@ -3,8 +3,10 @@
 // webhook's unique worker group names, in the order KubeRay checks them. The checks are in raycluster_spec_*.cpp.
 //
 // since: the first release that refuses the field. validation.go starts at v1.3.0; before it the controllers refused
-// none of these, and only the RayCluster webhook (opt-in, from v1.1.0) refused a name that is not a DNS-1035 label and
-// repeated worker group names. A RayJob's or RayService's cluster spec is checked from v1.4.0 (WhereValidated).
+// none of these. The RayCluster webhook (opt-in: ENABLE_WEBHOOKS, from v1.1.0) refused a name that is not a DNS-1035
+// label and repeated worker group names; the name counts from v1.4.0, where the controller refuses it in every
+// install, and repeated group names, which only the webhook refuses, from v1.1.0. A RayJob's or RayService's cluster
+// spec is checked from v1.4.0 (WhereValidated).
 #include <array>
 
 #include "raycluster_spec_checks.h"
@@ -32,7 +34,7 @@ constexpr std::array kRules = {
              &CheckClusterNameLength},
     SpecRule{"cluster-name-dns-label",
              kSpecRayCluster,
-             {1, 1, 0},
+             {1, 4, 0},
              {},
              "",
              "ray-operator/controllers/ray/utils/validation.go:36@v1.7.0",
