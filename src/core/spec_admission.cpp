@@ -26,9 +26,7 @@ std::vector<SpecFinding> ActiveFindings(const nlohmann::json& json, RayObjectKin
   return found;
 }
 
-std::string Shown(const SpecFinding& f) {
-  return f.field_path.empty() ? f.message : f.field_path + ": " + f.message;
-}
+std::string Shown(const SpecFinding& f) { return f.field_path.empty() ? f.message : f.field_path + ": " + f.message; }
 
 }  // namespace
 
@@ -53,8 +51,7 @@ std::vector<SpecFinding> NewSpecFindings(const RayObject& object, const RayObjec
   // A stored object that does not read is as good as none: every finding counts.
   if (old_json.is_discarded() || !old_json.is_object()) return now;
   const std::vector<SpecFinding> before = ActiveFindings(old_json, old->kind, policy);
-  std::erase_if(now,
-                [&](const SpecFinding& f) { return std::find(before.begin(), before.end(), f) != before.end(); });
+  std::erase_if(now, [&](const SpecFinding& f) { return std::find(before.begin(), before.end(), f) != before.end(); });
   return now;
 }
 
@@ -111,8 +108,8 @@ void DecideSpecFindings(const std::vector<SpecFinding>& findings, RayObjectKind 
   message += ". KubeRay " + ShowKubeRayVersion(policy.kuberay.version) +
              " refuses such a spec when it reconciles the object (an Event, and nothing created), so it is refused "
              "here at once.";
-  decision.Deny(Denial::Invalid(one_rule ? std::string_view(denying.front()->rule) : kKubeRaySpecRule,
-                                std::move(message)));
+  decision.Deny(
+      Denial::Invalid(one_rule ? std::string_view(denying.front()->rule) : kKubeRaySpecRule, std::move(message)));
 }
 
 }  // namespace ray_webhook
