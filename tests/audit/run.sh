@@ -181,7 +181,7 @@ kill -TERM "$server_pid"; wait "$server_pid"; status=$?
 took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "SIGTERM stops the server and its audit thread (exit $status in ${took_ms}ms)" [ "$status" = 0 ] && [ "$took_ms" -lt 5000 ]
 # Logs are written in batches; all of them are there once the server has exited.
-check "each audit is logged" grep -q ' info audit pods=9 rayclusters=1 rayjobs=1 rayservices=0 findings=' "$work/server.log"
+check "each audit is logged" grep -q ' info audit pods=9 rayclusters=1 rayjobs=1 rayservices=0 raycronjobs=0 findings=' "$work/server.log"
 check "the failure is logged once" bash -c "[ \"\$(grep -c 'audit of the cluster failed' '$work/server.log')\" = 1 ]"
 env -u KUBERNETES_SERVICE_HOST timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --probe-port 0 \
   --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" --audit-interval 1m >"$work/out" 2>"$work/err"; rc=$?

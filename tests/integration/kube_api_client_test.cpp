@@ -677,8 +677,9 @@ TEST_F(KubeApiClientTest, AuditClusterReadsEveryNamespaceOrOne) {
   EXPECT_EQ(all->clusters_with_extra_heads, 1u);
   EXPECT_EQ(all->findings_by_rule.at("extra-head"), 1u);
   EXPECT_EQ(all->findings_by_rule.at("worker-drift"), 2u);
-  ASSERT_EQ(all->notes.size(), 1u);
+  ASSERT_EQ(all->notes.size(), 2u);
   EXPECT_EQ(all->notes[0].rfind("rayservices: not served", 0), 0u) << all->notes[0];
+  EXPECT_EQ(all->notes[1].rfind("raycronjobs: not served", 0), 0u) << all->notes[1];
   scope.namespace_name = "default";
   Result<AuditReport> one = AuditCluster(client, scope, PolicyConfig{});
   ASSERT_TRUE(one.ok()) << one.error();
