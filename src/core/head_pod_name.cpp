@@ -3,21 +3,10 @@
 #include <charconv>
 #include <cstdint>
 
+#include "ascii_case.h"
 #include "ray_webhook/core/ray_pod.h"
 
 namespace ray_webhook {
-namespace {
-
-std::string AsciiLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-}  // namespace
-
 // utils.PodName's maxPrefixLength.
 constexpr std::size_t kKubeRayPrefix = 50;
 constexpr std::size_t kHashedPrefix = 49;

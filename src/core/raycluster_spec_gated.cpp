@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "ascii_case.h"
 #include "raycluster_spec_checks.h"
 #include "raycluster_spec_support.h"
 
@@ -28,18 +29,18 @@ constexpr std::string_view kTlsMountPath = "/etc/ray/tls";
 constexpr std::array<std::string_view, 4> kTlsEnv = {"RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY",
                                                      "RAY_TLS_CA_CERT"};
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string LowerTrimmed(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return AsciiLower(s);
+}
+
+// With its gate off KubeRay refuses the option itself, whatever it holds.
+void RefuseWithoutGate(const SpecContext& ctx, std::string_view field, std::string_view rule, std::string_view gate,
+                       std::vector<SpecFinding>& out) {
+  if (!Present(SpecField(ctx, field))) return;
+  Add(out, rule, SpecPath(ctx, field),
+      std::string(field) + " needs the operator's " + std::string(gate) + " feature gate");
 }
 
 // utils.IsTLSEnabled, the gate aside: tlsOptions.enabled is true.
@@ -85,9 +86,7 @@ void RulesAgainstMode(const Json* rules, const std::string& path, std::string_vi
 }  // namespace
 
 void CheckHistoryServerGate(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  if (!Present(SpecField(ctx, "historyServerOptions"))) return;
-  Add(out, "history-server-gate", SpecPath(ctx, "historyServerOptions"),
-      "historyServerOptions needs the operator's RayClusterHistoryServer feature gate");
+  RefuseWithoutGate(ctx, "historyServerOptions", "history-server-gate", "RayClusterHistoryServer", out);
 }
 
 void CheckHistoryCollectorOptions(const SpecContext& ctx, std::vector<SpecFinding>& out) {
@@ -140,7 +139,7 @@ void CheckHistoryCollectorEnv(const SpecContext& ctx, std::vector<SpecFinding>& 
     return;
   }
   std::vector<std::string_view> missing;
-  const std::string kind = Upper(backend);
+  const std::string kind = AsciiUpper(backend);
   if (kind == "GCS" && !has_value("GCS_BUCKET")) missing.push_back("GCS_BUCKET");
   if (kind == "S3" && !has_value("S3_REGION")) missing.push_back("S3_REGION");
   if (kind == "ALIYUNOSS") {
@@ -176,9 +175,7 @@ void CheckHistoryCollectorContainerName(const SpecContext& ctx, std::vector<Spec
 }
 
 void CheckNetworkPolicyGate(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  if (!Present(SpecField(ctx, "networkPolicy"))) return;
-  Add(out, "network-policy-gate", SpecPath(ctx, "networkPolicy"),
-      "networkPolicy needs the operator's RayClusterNetworkPolicy feature gate");
+  RefuseWithoutGate(ctx, "networkPolicy", "network-policy-gate", "RayClusterNetworkPolicy", out);
 }
 
 void CheckNetworkPolicy(const SpecContext& ctx, std::vector<SpecFinding>& out) {
@@ -221,9 +218,7 @@ void CheckNetworkPolicyGroupNames(const SpecContext& ctx, std::vector<SpecFindin
 }
 
 void CheckTlsOptionsGate(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  if (!Present(SpecField(ctx, "tlsOptions"))) return;
-  Add(out, "tls-options-gate", SpecPath(ctx, "tlsOptions"),
-      "tlsOptions needs the operator's RayClusterMTLS feature gate");
+  RefuseWithoutGate(ctx, "tlsOptions", "tls-options-gate", "RayClusterMTLS", out);
 }
 
 void CheckTlsEnv(const SpecContext& ctx, std::vector<SpecFinding>& out) {

@@ -3,8 +3,7 @@
 // Redis settings in the head's env and rayStartParams) and what the embedded
 // RocksDB backend manages itself (ValidateRayClusterSpec and
 // validateGcsFaultToleranceBackend).
-#include <cctype>
-
+#include "ascii_case.h"
 #include "raycluster_spec_checks.h"
 #include "raycluster_spec_support.h"
 
@@ -61,9 +60,7 @@ void CheckRedisAddressEnv(const SpecContext& ctx, std::vector<SpecFinding>& out)
     return;
   }
   // utils.IsGCSFaultToleranceEnabled: the annotation, in any case, or the options.
-  std::string ft(ClusterAnnotation(ctx, kFtEnabledAnnotation).value_or(""));
-  for (char& c : ft) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ft == "true") return;
+  if (AsciiLower(ClusterAnnotation(ctx, kFtEnabledAnnotation).value_or("")) == "true") return;
   Add(out, "gcs-ft-redis-address-env", env->path,
       "RAY_REDIS_ADDRESS in the head turns GCS fault tolerance on without saying so; set gcsFaultToleranceOptions "
       "(with redisAddress) instead");

@@ -1,8 +1,8 @@
 #include "template_address_rule.h"
 
 #include <algorithm>
-#include <cctype>
 
+#include "ascii_case.h"
 #include "ray_start_address.h"
 #include "ray_webhook/core/admission_text.h"
 
@@ -14,9 +14,7 @@ constexpr std::string_view kOverwriteCmdAnnotation = "ray.io/overwrite-container
 
 bool IsTrue(std::optional<std::string_view> value) {
   if (!value || value->size() != 4) return false;
-  std::string lower(*value);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower == "true";
+  return AsciiLower(*value) == "true";
 }
 
 bool AllDigits(std::string_view s) {
