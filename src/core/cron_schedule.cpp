@@ -134,7 +134,8 @@ std::optional<std::string> CheckRange(std::string_view expr, const FieldBounds& 
 }
 
 std::optional<std::string> CheckDescriptor(std::string_view spec) {
-  for (const std::string_view name : {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}) {
+  for (const std::string_view name :
+       {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}) {
     if (spec == name) return std::nullopt;
   }
   constexpr std::string_view kEvery = "@every ";
@@ -159,8 +160,8 @@ bool TimeZoneNameCannotExist(std::string_view name) {
   if (name.empty() || name == "UTC" || name == "Local") return false;
   if (name.find("..") != std::string_view::npos || name.front() == '/' || name.front() == '\\') return true;
   for (const char c : name) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '+' ||
-                    c == '.';
+    const bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '+' || c == '.';
     if (!ok) return true;
   }
   return false;

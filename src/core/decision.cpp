@@ -11,6 +11,7 @@ std::string_view MutationName(Mutation mutation) {
     case Mutation::kAddressRewritten: return "address_rewritten";
     case Mutation::kRayAddressRewritten: return "ray_address_rewritten";
     case Mutation::kHeadNamed: return "head_named";
+    case Mutation::kGeneratedStartCommandRewritten: return "generated_start_command_rewritten";
   }
   return "unknown";
 }

@@ -43,11 +43,14 @@ void FindIn(const std::vector<Container>& list, std::string_view kind, std::vect
 }
 
 // The mounts KubeRay adds itself, each where a duplicate of its path most
-// likely comes from. Paths as CleanMountPath leaves them.
+// likely comes from. Paths as CleanMountPath leaves them. The first entry that
+// matches a duplicate names its cause, so narrower entries come first.
 struct KnownMount {
   std::string_view volume;
   std::string_view path;
   std::string_view cause;
+  std::string_view container = {};  // when set, only for a duplicate in the container of this name
+  bool head_only = false;           // only for a duplicate in a head Pod
 };
 
 constexpr KnownMount kKnownMounts[] = {
@@ -62,6 +65,25 @@ constexpr KnownMount kKnownMounts[] = {
      "with Kubernetes token authentication (spec.authOptions) KubeRay mounts volume \"ray-token\" at "
      "/var/run/secrets/ray.io/serviceaccount unless a mount named ray-token already exists: name your mount "
      "ray-token, or mount it elsewhere"},
+    // pod.go:178@v1.7.0 configureEmbeddedFT: on the head only, appended whatever the container mounts already; the
+    // spec validation (utils/validation.go:360@v1.7.0) refuses a head mount at exactly "/data/gcs" or named
+    // gcs-storage, so what reaches a Pod is a path written otherwise ("/data/gcs/") or another container's template.
+    {kuberay::kGcsStorageVolume,
+     kuberay::kGcsStoragePath,
+     "KubeRay 1.7 mounts its embedded GCS storage (gcs-storage) at /data/gcs on the head when "
+     "spec.gcsFaultToleranceOptions.backend is rocksdb (feature gate GCSFaultToleranceEmbeddedStorage), "
+     "whatever the container mounts there already: remove your mount at /data/gcs (KubeRay's volume holds the "
+     "GCS store; spec.gcsFaultToleranceOptions.storage chooses its claim), or mount your volume elsewhere",
+     {},
+     true},
+    // pod.go:872-874@v1.7.0: with the RayClusterHistoryServer gate, addEmptyDir mounts ray-logs at /tmp/ray on the
+    // collector sidecar (BuildCollectorContainer) unless it mounts exactly "/tmp/ray" already.
+    {kuberay::kRayLogsVolume, kuberay::kRayLogsPath,
+     "with the history server (spec.historyServerOptions.collectorOptions, feature gate RayClusterHistoryServer, "
+     "KubeRay 1.7) KubeRay mounts its log volume \"ray-logs\" at /tmp/ray on the collector sidecar "
+     "\"ray-history-collector\", which reads the Ray logs from it, unless the sidecar already mounts exactly "
+     "\"/tmp/ray\": remove your mount at /tmp/ray from the sidecar, or write the path as \"/tmp/ray\"",
+     kuberay::kHistoryCollectorContainer},
     // pod.go RayLogVolumeName at RayLogVolumeMountPath, for the autoscaler sidecar and the history-server collector.
     // addEmptyDir (v1.6.2 and v1.7.0) skips the mount when checkIfVolumeMounted finds one at exactly that path, as
     // written, whatever its volume's name: a path written otherwise ("/tmp/ray/") gets KubeRay's mount as well.
@@ -76,9 +98,11 @@ constexpr KnownMount kKnownMounts[] = {
 };
 
 // Why a duplicate of f's path is there, when a volume KubeRay adds at that path is among its volumes.
-std::string_view LikelyCause(const Finding& f) {
+std::string_view LikelyCause(const Finding& f, const RayPodIdentity& identity) {
   for (const KnownMount& known : kKnownMounts) {
     if (f.path != known.path) continue;
+    if (!known.container.empty() && (f.kind != "container" || f.container != known.container)) continue;
+    if (known.head_only && identity.node_type != RayNodeType::kHead) continue;
     for (std::string_view v : f.volumes) {
       if (v == known.volume) return known.cause;
     }
@@ -90,7 +114,7 @@ std::string_view LikelyCause(const Finding& f) {
 
 std::string_view KubeRayMountCause(std::string_view volume) {
   for (const KnownMount& known : kKnownMounts) {
-    if (known.volume == volume) return known.cause;
+    if (known.volume == volume && known.container.empty()) return known.cause;
   }
   return {};
 }
@@ -154,7 +178,7 @@ std::optional<Denial> CheckDuplicateMounts(const Pod& pod, const std::optional<R
     std::vector<std::string_view> causes;
     bool unknown = false;
     for (std::size_t k = 0; k < findings.size() && k < kMaxReported; ++k) {
-      const std::string_view cause = LikelyCause(findings[k]);
+      const std::string_view cause = LikelyCause(findings[k], *identity);
       if (cause.empty()) {
         unknown = true;
       } else if (std::find(causes.begin(), causes.end(), cause) == causes.end()) {

@@ -8,7 +8,9 @@
 // KubeRay adds at its path: /dev/shm "shared-mem", a worker template changed
 // in place by a shallow copy (KubeRay #688, root cause PR #714); token auth's
 // "ray-token"; the /tmp/ray log volume "ray-logs" of the autoscaler or the
-// history-server collector; mTLS's "ray-tls". A duplicate with none of them
+// history-server collector (its own cause in the collector sidecar
+// "ray-history-collector"); mTLS's "ray-tls"; on a head, the embedded GCS
+// store "gcs-storage" at /data/gcs (KubeRay 1.7). A duplicate with none of them
 // says its origin is unknown rather than guess. nullopt when every path is
 // unique.
 #pragma once

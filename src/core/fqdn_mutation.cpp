@@ -1,6 +1,9 @@
 #include "fqdn_mutation.h"
 
+#include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "json_pointer.h"
 #include "ray_start_address.h"
@@ -37,15 +40,63 @@ void EnsureHeadEnv(const Container& c, std::string_view list, std::size_t index,
   }
 }
 
+// Rewrites every string of `strings` that names the bare service; `rewritten_from`
+// gets the element each operation replaces, in the order of the operations, for
+// the generated start command below.
 void RewriteAddresses(const std::vector<std::string_view>& strings, std::string_view container, std::string_view field,
-                      std::string_view service, std::string_view fqdn, Decision& decision) {
+                      std::string_view service, std::string_view fqdn, Decision& decision,
+                      std::vector<const std::string_view*>& rewritten_from) {
   for (std::size_t j = 0; j < strings.size(); ++j) {
     if (auto rewritten = RewriteRayStartAddress(strings[j], service, fqdn)) {
       decision.patch.push_back(
           {"replace", JsonPointer({"spec", "containers", container, field, std::to_string(j)}), std::move(*rewritten)});
       decision.mutations.push_back(Mutation::kAddressRewritten);
+      rewritten_from.push_back(&strings[j]);
     }
   }
+}
+
+// Non-overlapping occurrences of `needle` (not empty) in `text`, as Go's strings.Count counts them.
+std::size_t CountOccurrences(std::string_view text, std::string_view needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string_view::npos; at = text.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+// KubeRay's env KUBERAY_GEN_RAY_START_CMD holds the `ray start` command it wrote into args[0]
+// (ray-operator/controllers/ray/common/pod.go:1279@v1.7.0). KubeRay 1.8's Pod webhook finds that exact text in
+// args[0] and refuses the worker unless it occurs once, so where the command was qualified the env must be too.
+// Only when every command and args string that held the env's text holds the qualified text as often afterwards:
+// otherwise the two no longer match and the env is left as the operator wrote it.
+void QualifyGeneratedStartCommand(const Container& ray, std::string_view at, std::size_t first_rewrite,
+                                  const std::vector<const std::string_view*>& rewritten_from, std::string_view service,
+                                  std::string_view fqdn, Decision& decision) {
+  std::size_t k = 0;
+  while (k < ray.env.size() && ray.env[k].name != "KUBERAY_GEN_RAY_START_CMD") ++k;  // KubeRay reads the first
+  if (k == ray.env.size() || !ray.env[k].value || ray.env[k].value->empty()) return;
+  const std::string_view generated = *ray.env[k].value;
+  std::optional<std::string> qualified = RewriteRayStartAddress(generated, service, fqdn);
+  if (!qualified) return;
+  bool found = false;
+  for (const auto* list : {&ray.command, &ray.args}) {
+    for (const std::string_view& original : *list) {
+      const std::size_t before = CountOccurrences(original, generated);
+      std::string_view after = original;
+      for (std::size_t r = 0; r < rewritten_from.size(); ++r) {
+        if (rewritten_from[r] == &original) {
+          after = std::get<std::string>(decision.patch[first_rewrite + r].value);
+        }
+      }
+      if (CountOccurrences(after, *qualified) != before) return;
+      found |= before > 0;
+    }
+  }
+  if (!found) return;
+  decision.patch.push_back(
+      {"replace", JsonPointer({"spec", "containers", at, "env", std::to_string(k), "value"}), std::move(*qualified)});
+  decision.mutations.push_back(Mutation::kGeneratedStartCommandRewritten);
 }
 
 }  // namespace
@@ -67,8 +118,13 @@ void PlanFqdnMutation(const Pod& pod, const RayPodIdentity& identity, std::strin
   if (index && identity.node_type == RayNodeType::kWorker) {
     const Container& ray = pod.containers[*index];
     const std::string at = std::to_string(*index);
-    RewriteAddresses(ray.command, at, "command", service, fqdn, decision);
-    RewriteAddresses(ray.args, at, "args", service, fqdn, decision);
+    const std::size_t first_rewrite = decision.patch.size();
+    std::vector<const std::string_view*> rewritten_from;  // allocates only when something is rewritten
+    RewriteAddresses(ray.command, at, "command", service, fqdn, decision, rewritten_from);
+    RewriteAddresses(ray.args, at, "args", service, fqdn, decision, rewritten_from);
+    if (!rewritten_from.empty()) {
+      QualifyGeneratedStartCommand(ray, at, first_rewrite, rewritten_from, service, fqdn, decision);
+    }
     for (std::size_t k = 0; k < ray.env.size(); ++k) {
       const EnvVar& v = ray.env[k];
       if (v.name != "RAY_ADDRESS" || !v.value) continue;

@@ -4,6 +4,9 @@
 //  - the worker Ray container env FQ_RAY_IP=<fqdn> and RAY_IP=<svc> (each only
 //    when no entry of that name exists), every `--address` at the bare head
 //    service in its command and args, and a bare RAY_ADDRESS, the FQDN;
+//  - the worker Ray container's KUBERAY_GEN_RAY_START_CMD rewritten as the
+//    command or args that carry its text, so that the text still occurs in
+//    them as often as before (KubeRay 1.8's Pod webhook looks for it in args[0]);
 //  - every init container, head or worker, FQ_RAY_IP and RAY_IP as above;
 // and nothing else: the head Ray container reaches GCS on localhost and other
 // containers are the user's. Applying the result and running again yields no

@@ -18,9 +18,15 @@ inline constexpr std::string_view kRayTokenPath = "/var/run/secrets/ray.io/servi
 // utils RayTLSVolumeName, RayTLSCertMountPath: mTLS (v1.7, spec.tlsOptions).
 inline constexpr std::string_view kRayTlsVolume = "ray-tls";
 inline constexpr std::string_view kRayTlsPath = "/etc/ray/tls";
+// utils/constant.go GCSStorageVolumeName, GCSStorageMountPath: the embedded GCS fault tolerance store, head only
+// (pod.go configureEmbeddedFT, v1.7).
+inline constexpr std::string_view kGcsStorageVolume = "gcs-storage";
+inline constexpr std::string_view kGcsStoragePath = "/data/gcs";
 // pod.go PlasmaDirectoryParamKey: with it in rayStartParams, no /dev/shm mount is added (v1.6.0).
 inline constexpr std::string_view kPlasmaDirectoryParam = "plasma-directory";
 // pod.go AutoscalerContainerName.
 inline constexpr std::string_view kAutoscalerContainer = "autoscaler";
+// utils/constant.go CollectorContainerName: the history server's collector sidecar (v1.7).
+inline constexpr std::string_view kHistoryCollectorContainer = "ray-history-collector";
 
 }  // namespace ray_webhook::kuberay

@@ -82,7 +82,7 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                            .Register(*registry_)
                            .Add({});
   for (Mutation m : {Mutation::kFqRayIpAdded, Mutation::kRayIpAdded, Mutation::kAddressRewritten,
-                     Mutation::kRayAddressRewritten, Mutation::kHeadNamed}) {
+                     Mutation::kRayAddressRewritten, Mutation::kHeadNamed, Mutation::kGeneratedStartCommandRewritten}) {
     mutation_counters_.at(static_cast<std::size_t>(m)) = &mutations_->Add({{"kind", std::string(MutationName(m))}});
   }
   for (const char* rule : {"duplicate-mount", "head-name", "second-head"}) {

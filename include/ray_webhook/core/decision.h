@@ -38,7 +38,14 @@ struct PatchOperation {
 };
 
 // What a patch did, for logs and metrics; one entry per change.
-enum class Mutation { kFqRayIpAdded, kRayIpAdded, kAddressRewritten, kRayAddressRewritten, kHeadNamed };
+enum class Mutation {
+  kFqRayIpAdded,
+  kRayIpAdded,
+  kAddressRewritten,
+  kRayAddressRewritten,
+  kHeadNamed,
+  kGeneratedStartCommandRewritten,  // KUBERAY_GEN_RAY_START_CMD qualified with the command that carries it
+};
 
 std::string_view MutationName(Mutation mutation);
 

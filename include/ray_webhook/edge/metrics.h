@@ -86,7 +86,7 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>* in_flight_;
   prometheus::Family<prometheus::Counter>* mutations_;
   prometheus::Family<prometheus::Counter>* denials_;
-  std::array<prometheus::Counter*, 5> mutation_counters_{};                                      // by Mutation
+  std::array<prometheus::Counter*, 6> mutation_counters_{};                                      // by Mutation
   std::map<std::string, prometheus::Counter*, std::less<>> denial_counters_ GUARDED_BY(mutex_);  // by rule
   prometheus::Counter* warnings_;
   prometheus::Counter* cert_reads_;

@@ -37,6 +37,7 @@ TEST(Decision, OffIgnores) {
 TEST(Decision, MutationNamesAreStable) {
   EXPECT_EQ(MutationName(Mutation::kFqRayIpAdded), "fq_ray_ip_added");
   EXPECT_EQ(MutationName(Mutation::kHeadNamed), "head_named");
+  EXPECT_EQ(MutationName(Mutation::kGeneratedStartCommandRewritten), "generated_start_command_rewritten");
 }
 
 }  // namespace

@@ -79,6 +79,47 @@ TEST(DuplicateMountRule, LogVolumeAndMtlsAreBlamedOnWhatAddsThem) {
   EXPECT_NE(t.find("mTLS (spec.tlsOptions"), std::string::npos) << t;
 }
 
+// pod.go:178@v1.7.0 configureEmbeddedFT appends gcs-storage at /data/gcs to the head whatever it mounts there;
+// utils/validation.go:360@v1.7.0 compares the path as written, so "/data/gcs/" reaches the Pod.
+TEST(DuplicateMountRule, EmbeddedGcsStorageIsBlamedOnTheHeadOnly) {
+  PodBuilder head;
+  head.RayHead("c").Container("ray-head").Mount("my-pvc", "/data/gcs/").Mount("gcs-storage", "/data/gcs");
+  const std::string m = CheckDuplicateMounts(head.pod(), IdentifyRayPod(head.pod()))->message;
+  EXPECT_NE(m.find("KubeRay 1.7 mounts its embedded GCS storage (gcs-storage) at /data/gcs on the head"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("GCSFaultToleranceEmbeddedStorage"), std::string::npos) << m;
+  EXPECT_EQ(m.find("no volume KubeRay adds itself"), std::string::npos) << m;
+  // The same names on a worker are the template's: KubeRay mounts the store on the head alone.
+  PodBuilder worker;
+  worker.RayWorker("c", "g").Container("ray-worker").Mount("my-pvc", "/data/gcs").Mount("gcs-storage", "/data/gcs");
+  const std::string w = CheckDuplicateMounts(worker.pod(), IdentifyRayPod(worker.pod()))->message;
+  EXPECT_EQ(w.find("embedded GCS storage"), std::string::npos) << w;
+  EXPECT_NE(w.find("no volume KubeRay adds itself is among the duplicates"), std::string::npos) << w;
+}
+
+// pod.go:872-874@v1.7.0: with RayClusterHistoryServer, ray-logs at /tmp/ray on the collector sidecar as well.
+TEST(DuplicateMountRule, LogVolumeOnTheHistoryCollectorIsBlamedOnTheHistoryServer) {
+  PodBuilder b;
+  b.RayWorker("c", "g")
+      .Container("ray-worker")
+      .Mount("ray-logs", "/tmp/ray")
+      .Container("ray-history-collector")
+      .Mount("my-logs", "/tmp/ray/")
+      .Mount("ray-logs", "/tmp/ray");
+  const std::string m = CheckDuplicateMounts(b.pod(), IdentifyRayPod(b.pod()))->message;
+  EXPECT_NE(m.find("container \"ray-history-collector\" mounts \"/tmp/ray\" 2 times"), std::string::npos) << m;
+  EXPECT_NE(m.find("feature gate RayClusterHistoryServer"), std::string::npos) << m;
+  EXPECT_NE(m.find("on the collector sidecar \"ray-history-collector\""), std::string::npos) << m;
+  EXPECT_EQ(m.find("autoscaler"), std::string::npos) << m;
+  // In another container the log volume keeps its general cause.
+  PodBuilder other;
+  other.RayHead("c").Container("autoscaler").Mount("my-logs", "/tmp/ray/").Mount("ray-logs", "/tmp/ray");
+  const std::string o = CheckDuplicateMounts(other.pod(), IdentifyRayPod(other.pod()))->message;
+  EXPECT_NE(o.find("autoscaler sidecar or the history-server collector"), std::string::npos) << o;
+  EXPECT_EQ(o.find("feature gate RayClusterHistoryServer"), std::string::npos) << o;
+}
+
 TEST(DuplicateMountRule, ADuplicateOfUnknownOriginSaysSoInsteadOfGuessing) {
   PodBuilder b;
   b.RayWorker("c", "g").Container("ray-worker").Mount("a", "/data").Mount("b", "/data");

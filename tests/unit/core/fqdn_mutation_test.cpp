@@ -140,6 +140,103 @@ TEST(FqdnMutation, TwoBareHostsOnlyTheFirstIsTheHeadAndTheResultIsStable) {
   EXPECT_TRUE(Plan(after).patch.empty());
 }
 
+// The operator's generated command, as convertParamMap spaces it (pod.go:1518@v1.7.0), and args[0] built from it.
+constexpr const char* kGenerated = "ray start  --address=rc-head-svc:6379  --block ";
+constexpr const char* kQualified = "ray start  --address=rc-head-svc.default.svc.cluster.local:6379  --block ";
+
+TEST(FqdnMutation, GeneratedStartCommandIsQualifiedAsArgsZeroIs) {
+  PodBuilder b;
+  b.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg(std::string("ulimit -n 65536; ") + kGenerated)
+      .Env("FQ_RAY_IP", "rc-head-svc.default.svc.cluster.local")
+      .Env("RAY_IP", "rc-head-svc")
+      .Env("KUBERAY_GEN_RAY_START_CMD", kGenerated);
+  const Decision d = Plan(b);
+  ASSERT_EQ(d.patch.size(), 2u);
+  EXPECT_EQ(d.patch[0].path, "/spec/containers/0/args/0");
+  EXPECT_EQ(d.patch[0].value, PatchValue(std::string("ulimit -n 65536; ") + kQualified));
+  EXPECT_EQ(d.patch[1].op, "replace");
+  EXPECT_EQ(d.patch[1].path, "/spec/containers/0/env/2/value");
+  EXPECT_EQ(d.patch[1].value, Str(kQualified));
+  EXPECT_EQ(d.mutations,
+            (std::vector<Mutation>{Mutation::kAddressRewritten, Mutation::kGeneratedStartCommandRewritten}));
+}
+
+TEST(FqdnMutation, GeneratedStartCommandInTheCommandTextIsQualifiedToo) {
+  PodBuilder b;
+  b.RayWorker("rc")
+      .Container("ray-worker")
+      .Command("/bin/bash")
+      .Command("-c")
+      .Command(std::string("ulimit -n 65536; ") + kGenerated)
+      .Env("FQ_RAY_IP", "a")
+      .Env("RAY_IP", "b")
+      .Env("KUBERAY_GEN_RAY_START_CMD", kGenerated);
+  const Decision planned = Plan(b);  // op points into it
+  const PatchOperation* op = FindOp(planned, "/spec/containers/0/env/2/value");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->value, Str(kQualified));
+}
+
+// Already qualified (the operator's default, setMissingRayStartParams), or an env whose text the args do not hold
+// (ray.io/overwrite-container-cmd), or a count that the rewrite would change: the env stays as written.
+TEST(FqdnMutation, GeneratedStartCommandIsLeftAloneUnlessItFollowsTheArgs) {
+  PodBuilder qualified;
+  qualified.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg(std::string("ulimit -n 65536; ") + kQualified)
+      .Env("FQ_RAY_IP", "a")
+      .Env("RAY_IP", "b")
+      .Env("KUBERAY_GEN_RAY_START_CMD", kQualified);
+  EXPECT_TRUE(Plan(qualified).patch.empty());
+
+  PodBuilder elsewhere;
+  elsewhere.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg("ray start --address=rc-head-svc:6379 --block --num-cpus=2")
+      .Env("FQ_RAY_IP", "a")
+      .Env("RAY_IP", "b")
+      .Env("KUBERAY_GEN_RAY_START_CMD", kGenerated);
+  const Decision d = Plan(elsewhere);
+  ASSERT_EQ(d.patch.size(), 1u);
+  EXPECT_EQ(d.patch[0].path, "/spec/containers/0/args/0");
+
+  // Once bare and once qualified already: qualifying the env would make its text occur twice.
+  PodBuilder twice;
+  twice.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg(std::string(kGenerated) + "; " + kQualified)
+      .Env("FQ_RAY_IP", "a")
+      .Env("RAY_IP", "b")
+      .Env("KUBERAY_GEN_RAY_START_CMD", kGenerated);
+  EXPECT_EQ(FindOp(Plan(twice), "/spec/containers/0/env/2/value"), nullptr);
+
+  PodBuilder value_from;
+  value_from.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg(kGenerated)
+      .Env("FQ_RAY_IP", "a")
+      .Env("RAY_IP", "b")
+      .EnvFrom("KUBERAY_GEN_RAY_START_CMD");
+  EXPECT_EQ(Plan(value_from).patch.size(), 1u);
+}
+
+// KubeRay's webhook reads the first entry of the name (slices.IndexFunc), so that is the one qualified.
+TEST(FqdnMutation, OnlyTheFirstGeneratedStartCommandEntryIsQualified) {
+  PodBuilder b;
+  b.RayWorker("rc")
+      .Container("ray-worker")
+      .Arg(kGenerated)
+      .Env("KUBERAY_GEN_RAY_START_CMD", kGenerated)
+      .Env("KUBERAY_GEN_RAY_START_CMD", kGenerated)
+      .Env("FQ_RAY_IP", "a")
+      .Env("RAY_IP", "b");
+  const Decision d = Plan(b);
+  EXPECT_NE(FindOp(d, "/spec/containers/0/env/0/value"), nullptr);
+  EXPECT_EQ(FindOp(d, "/spec/containers/0/env/1/value"), nullptr);
+}
+
 TEST(FqdnMutation, MutationsAreRecordedForMetrics) {
   PodBuilder b;
   b.RayWorker("rc").Container("ray-worker").Arg("--address=rc-head-svc:1").Env("RAY_ADDRESS", "rc-head-svc:1");

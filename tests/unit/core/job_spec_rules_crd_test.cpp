@@ -11,10 +11,11 @@ namespace {
 using nlohmann::json;
 
 json Job(json spec_fields) {
-  json spec = {{"entrypoint", "python job.py"},
-               {"rayClusterSpec",
-                {{"headGroupSpec",
-                  {{"template", {{"spec", {{"containers", {{{"name", "ray-head"}, {"image", "rayproject/ray:2.52.0"}}}}}}}}}}}}};
+  json spec = {
+      {"entrypoint", "python job.py"},
+      {"rayClusterSpec",
+       {{"headGroupSpec",
+         {{"template", {{"spec", {{"containers", {{{"name", "ray-head"}, {"image", "rayproject/ray:2.52.0"}}}}}}}}}}}}};
   spec.update(spec_fields);
   return {{"apiVersion", "ray.io/v1"}, {"kind", "RayJob"}, {"metadata", {{"name", "job"}}}, {"spec", spec}};
 }
@@ -37,9 +38,10 @@ TEST(JobSpecRulesCrdTest, DeletionConditionNeedsExactlyOneStatusAndNoNegativeTtl
                      {"condition", {{"jobStatus", "FAILED"}, {"jobDeploymentStatus", "Failed"}}}};
   const json neither = {{"policy", "DeleteSelf"}, {"condition", {{"ttlSeconds", 5}}}};
   const json negative = {{"policy", "DeleteSelf"}, {"condition", {{"jobStatus", "FAILED"}, {"ttlSeconds", -1}}}};
-  EXPECT_EQ(Paths("rayjob-deletion-rules", Job({{"deletionStrategy", {{"deletionRules", {both, neither, negative}}}}})),
-            (Strings{"spec.deletionStrategy.deletionRules[0].condition", "spec.deletionStrategy.deletionRules[1].condition",
-                     "spec.deletionStrategy.deletionRules[2].condition.ttlSeconds"}));
+  EXPECT_EQ(
+      Paths("rayjob-deletion-rules", Job({{"deletionStrategy", {{"deletionRules", {both, neither, negative}}}}})),
+      (Strings{"spec.deletionStrategy.deletionRules[0].condition", "spec.deletionStrategy.deletionRules[1].condition",
+               "spec.deletionStrategy.deletionRules[2].condition.ttlSeconds"}));
 }
 
 TEST(JobSpecRulesCrdTest, RulesAndLegacyPoliciesDoNotMix) {
@@ -64,23 +66,23 @@ TEST(JobSpecRulesCrdTest, PreRunningDeadlineIsPositive) {
 }
 
 TEST(JobSpecRulesCrdTest, TimeZoneIsNotEmpty) {
-  const json cron = {{"apiVersion", "ray.io/v1"},
-                     {"kind", "RayCronJob"},
-                     {"metadata", {{"name", "cron"}}},
-                     {"spec", {{"schedule", "@daily"}, {"timeZone", ""}, {"jobTemplate", Job(json::object())["spec"]}}}};
+  const json cron = {
+      {"apiVersion", "ray.io/v1"},
+      {"kind", "RayCronJob"},
+      {"metadata", {{"name", "cron"}}},
+      {"spec", {{"schedule", "@daily"}, {"timeZone", ""}, {"jobTemplate", Job(json::object())["spec"]}}}};
   EXPECT_EQ(Paths("raycronjob-time-zone", cron, RayObjectKind::kRayCronJob), (Strings{"spec.timeZone"}));
 }
 
 TEST(JobSpecRulesCrdTest, StepSizeIsRequired) {
-  const json service = {
-      {"apiVersion", "ray.io/v1"},
-      {"kind", "RayService"},
-      {"metadata", {{"name", "svc"}}},
-      {"spec",
-       {{"rayClusterConfig", Job(json::object())["spec"]["rayClusterSpec"]},
-        {"upgradeStrategy",
-         {{"type", "NewClusterWithIncrementalUpgrade"},
-          {"clusterUpgradeOptions", {{"intervalSeconds", 30}, {"gatewayClassName", "istio"}}}}}}}};
+  const json service = {{"apiVersion", "ray.io/v1"},
+                        {"kind", "RayService"},
+                        {"metadata", {{"name", "svc"}}},
+                        {"spec",
+                         {{"rayClusterConfig", Job(json::object())["spec"]["rayClusterSpec"]},
+                          {"upgradeStrategy",
+                           {{"type", "NewClusterWithIncrementalUpgrade"},
+                            {"clusterUpgradeOptions", {{"intervalSeconds", 30}, {"gatewayClassName", "istio"}}}}}}}};
   EXPECT_EQ(Paths("rayservice-cluster-upgrade-options", service, RayObjectKind::kRayService),
             (Strings{"spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent"}));
 }
