@@ -62,10 +62,12 @@ bool Names(const std::vector<SpecFinding>& findings, std::string_view rule, std:
   return false;
 }
 
-// The target where the rule applies: its first release, its gate as it needs it.
-KubeRayTarget InRange(const SpecRule& rule) {
+// The target where the rule applies: its first release, its gate as it needs it, and for a
+// RayCronJob the RayCronJob gate (without it nothing checks one).
+KubeRayTarget InRange(const SpecRule& rule, RayObjectKind kind) {
   KubeRayTarget t;
   t.version = rule.since;
+  if (kind == RayObjectKind::kRayCronJob) t.feature_gates["RayCronJob"] = true;
   if (!rule.gate.empty()) {
     const bool off = rule.gate.front() == '!';
     t.feature_gates[std::string(off ? rule.gate.substr(1) : rule.gate)] = !off;
@@ -99,7 +101,8 @@ TEST(SpecRulesTest, EveryCaseFileNamesARule) {
 TEST(SpecRulesTest, EachRuleRefusesAndAllowsItsCases) {
   for (const SpecRule* rule : AllSpecRules()) {
     for (const SpecCase& c : ReadCases(std::string(rule->id))) {
-      const std::vector<SpecFinding> found = CheckSpecRule(*rule, c.object, KindOf(c.object), InRange(*rule));
+      const std::vector<SpecFinding> found =
+          CheckSpecRule(*rule, c.object, KindOf(c.object), InRange(*rule, KindOf(c.object)));
       const std::string where = std::string(rule->id) + ".yaml document " + std::to_string(c.number);
       if (c.refused_field.empty()) {
         EXPECT_FALSE(Names(found, rule->id))
@@ -121,7 +124,7 @@ TEST(SpecRulesTest, EachRuleHoldsOnlyWhereItsReleasesAndGateSay) {
       if (c.refused_field.empty()) continue;
       const std::string where = std::string(rule->id) + ".yaml document " + std::to_string(c.number);
       const RayObjectKind kind = KindOf(c.object);
-      const KubeRayTarget in_range = InRange(*rule);
+      const KubeRayTarget in_range = InRange(*rule, kind);
       EXPECT_TRUE(Names(CheckSpec(c.object, kind, in_range), rule->id))
           << where << " at " << ShowKubeRayVersion(in_range.version);
       if (KubeRayVersion{0, 3, 0} < rule->since) {
@@ -138,7 +141,8 @@ TEST(SpecRulesTest, EachRuleHoldsOnlyWhereItsReleasesAndGateSay) {
       }
       if (!rule->gate.empty()) {
         KubeRayTarget other = in_range;
-        for (auto& [gate, on] : other.feature_gates) on = !on;
+        bool& gate_on = other.feature_gates[std::string(rule->gate.front() == '!' ? rule->gate.substr(1) : rule->gate)];
+        gate_on = !gate_on;
         EXPECT_FALSE(Names(CheckSpec(c.object, kind, other), rule->id))
             << where << " with " << rule->gate << " the other way";
       }
@@ -170,6 +174,19 @@ TEST(SpecRulesTest, TheDocumentationListsEveryRule) {
   for (const SpecRule* rule : AllSpecRules()) {
     EXPECT_NE(doc.find("| `" + std::string(rule->id) + "` |"), std::string::npos)
         << rule->id << " has no row in docs/rules.md";
+  }
+}
+
+// Without the RayCronJob gate the operator never reconciles a RayCronJob: none of its rules, nor
+// those of the RayJob and RayCluster it carries, hold.
+TEST(SpecRulesTest, NothingChecksARayCronJobWithoutItsGate) {
+  for (const SpecRule* rule : AllSpecRules()) {
+    for (const SpecCase& c : ReadCases(std::string(rule->id))) {
+      if (c.refused_field.empty() || KindOf(c.object) != RayObjectKind::kRayCronJob) continue;
+      KubeRayTarget off = InRange(*rule, RayObjectKind::kRayCronJob);
+      off.feature_gates["RayCronJob"] = false;
+      EXPECT_TRUE(CheckSpec(c.object, RayObjectKind::kRayCronJob, off).empty()) << rule->id << " " << c.number;
+    }
   }
 }
 
