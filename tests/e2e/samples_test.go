@@ -4,7 +4,8 @@ package e2e
 // ray-operator/config/samples/*.yaml, read at test time from the module the
 // suite builds the operator from (the Go module cache, never copied into the
 // tree), goes through `kubectl apply --dry-run=server` (admission webhooks run,
-// nothing is stored) in a namespace of its own per release, and ray-webhook
+// nothing is stored; `kubectl create` for an object with only a
+// generateName, which apply refuses) in a namespace of its own per release, and ray-webhook
 // must allow it. A sample that kube-apiserver itself refuses (its CRD's schema)
 // is listed apart: ray-webhook never saw it. Each release's CRDs are installed
 // by framework.Operator (its operator runs beside, and stores nothing here).
@@ -97,7 +98,7 @@ func samplesRead(t *testing.T, dir string) []sample {
 func samplesTest(t *testing.T, r samplesRelease) {
 	c := framework.Attach(t)
 	op := framework.Operator(t, r.release)
-	ns := framework.NewNamespace(t, "samples-"+strings.TrimPrefix(r.release, "kuberay-"))
+	ns := framework.NewNamespace(t, "samples-"+strings.ReplaceAll(strings.TrimPrefix(r.release, "kuberay-"), ".", "-"))
 	log := c.WebhookLog
 	if r.args != nil {
 		log = framework.WebhookReplica(t, r.args, nil).Process.Log
@@ -120,7 +121,11 @@ func samplesTest(t *testing.T, r samplesRelease) {
 				results[i] = sampleResult{sample: s, out: framework.KubectlResult{Err: err}}
 				return
 			}
-			out := framework.Kubectl(t, string(b), "-n", ns, "apply", "--dry-run=server", "-f", "-")
+			verb := "apply"
+			if s.name == "" {
+				verb = "create" // kubectl apply refuses generateName
+			}
+			out := framework.Kubectl(t, string(b), "-n", ns, verb, "--dry-run=server", "-f", "-")
 			results[i] = sampleResult{sample: s, out: out}
 		}()
 	}

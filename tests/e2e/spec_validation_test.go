@@ -59,6 +59,13 @@ const (
 	specCronJobOff = "RayCronJob feature gate is disabled, skipping RayCronJob controller setup"
 )
 
+// specWebhookOnly: rules that KubeRay checks only in its admission webhook,
+// which the operator serves only with ENABLE_WEBHOOKS=true
+// (ray-operator/main.go:290@v1.6.2); its controller accepts their cases.
+var specWebhookOnly = map[string]string{
+	"group-name-unique": "ray-operator/pkg/webhooks/v1/raycluster_webhook.go:79@v1.6.2",
+}
+
 // specCase is one YAML document of a case file.
 type specCase struct {
 	Rule    string         `json:"-"` // the file's name without .yaml
@@ -87,6 +94,7 @@ func (c specCase) expected() string {
 type specAdmission struct {
 	Refused bool
 	Message string // the denial after "denied the request: "
+	Output  string // all kubectl printed
 	Schema  string // kube-apiserver's own refusal (the webhook was never called)
 	Other   string // anything else that went wrong
 }
@@ -166,7 +174,7 @@ func specApply(t testing.TB, c specCase, ns string, args ...string) framework.Ku
 func specAdmit(out framework.KubectlResult) specAdmission {
 	text := strings.TrimSpace(out.Combined())
 	if i := strings.Index(text, specDenied); i >= 0 {
-		return specAdmission{Refused: true, Message: strings.TrimSpace(text[i+len(specDenied):])}
+		return specAdmission{Refused: true, Message: strings.TrimSpace(text[i+len(specDenied):]), Output: text}
 	}
 	if out.Err == nil {
 		return specAdmission{}
@@ -178,9 +186,10 @@ func specAdmit(out framework.KubectlResult) specAdmission {
 }
 
 // specNamesField: the denial has a finding at FIELD by rule RULE
-// (`FIELD: MESSAGE (RULE)`, findings separated by "; ").
+// (`FIELD: REASON (RULE)`, findings separated by "; "; a reason may hold
+// "; " itself, so the shortest match from the field to the rule's id).
 func specNamesField(denial, field, rule string) bool {
-	re := regexp.MustCompile(`(^|[:;] )` + regexp.QuoteMeta(field) + `: [^;]*\(` + regexp.QuoteMeta(rule) + `\)`)
+	re := regexp.MustCompile(`(^|[:;] )` + regexp.QuoteMeta(field) + `: .*?\(` + regexp.QuoteMeta(rule) + `\)`)
 	return re.MatchString(denial)
 }
 
@@ -209,6 +218,12 @@ func TestSpecValidation(t *testing.T) {
 		admissions[i] = specAdmit(specApply(t, cases[i], admissionNS, "--dry-run=server"))
 	})
 	framework.WaitLines(t, c.WebhookLog, len(cases)-countSchema(admissions), "path=/validate ", " namespace="+admissionNS+" ")
+	for i, a := range admissions {
+		if a.Refused {
+			t.Logf("kubectl apply of %s/%s under the shipped flags prints:\n%s", cases[i].Rule, cases[i].Name, a.Output)
+			break
+		}
+	}
 
 	var mu sync.Mutex
 	var rows []specRow
@@ -331,7 +346,9 @@ func specCheck(t *testing.T, op *framework.KubeRay, sc specCase, adm specAdmissi
 		t.Errorf("the --spec-rule-mode=warn replica refused the case: %s", stored.Message)
 	case stored.Schema != "":
 		row.Operator = "(never stored: kube-apiserver refuses it)"
-		if sc.Allowed {
+		// A field v1.6.2's CRD does not define is a case for a later
+		// release; any other refusal of an allowed case is the case's error.
+		if sc.Allowed && !strings.Contains(stored.Schema, "strict decoding error: unknown field") {
 			t.Errorf("an allowed case that kube-apiserver refuses: %s", stored.Schema)
 		}
 		t.Logf("row | %s | %s | %s | operator: %s | ray-webhook: %s", row.Rule, row.Case, row.Expected, row.Operator, row.Webhook)
@@ -358,7 +375,13 @@ func specCheck(t *testing.T, op *framework.KubeRay, sc specCase, adm specAdmissi
 	}
 	t.Logf("row | %s | %s | %s | operator: %s | ray-webhook: %s", row.Rule, row.Case, row.Expected, row.Operator, row.Webhook)
 
-	if v.Refused != adm.Refused {
+	if source, ok := specWebhookOnly[sc.Rule]; ok && adm.Refused {
+		// The operator accepts what only KubeRay's opt-in webhook refuses.
+		row.Operator += " (refused by KubeRay's own webhook, " + source + ")"
+		if v.Refused {
+			t.Errorf("KubeRay v1.6.2's controller refuses a case of %s, which only its webhook checks: %s", sc.Rule, row.Operator)
+		}
+	} else if v.Refused != adm.Refused {
 		t.Errorf("KubeRay v1.6.2 %s, ray-webhook %s", row.Operator, row.Webhook)
 	}
 	if adm.Refused && sc.Refused != "" && !specNamesField(adm.Message, sc.Refused, sc.Rule) {
