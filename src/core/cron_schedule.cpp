@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ray_webhook/core/go_duration.h"
+#include "spec_json.h"
 
 namespace ray_webhook {
 
@@ -95,8 +96,8 @@ std::optional<std::string> ReadValue(std::string_view text, const FieldBounds& f
     }
   }
   const std::optional<std::int64_t> n = ParseGoInt(text);
-  if (!n) return "'" + std::string(text) + "' is not a number";
-  if (*n < 0) return "'" + std::string(text) + "' is negative";
+  if (!n) return spec_json::SingleQuoted(text) + " is not a number";
+  if (*n < 0) return spec_json::SingleQuoted(text) + " is negative";
   *out = *n;
   return std::nullopt;
 }
@@ -104,7 +105,7 @@ std::optional<std::string> ReadValue(std::string_view text, const FieldBounds& f
 // One item of a comma-separated list: "*", "?", "a", "a-b", each with an optional "/step".
 std::optional<std::string> CheckRange(std::string_view expr, const FieldBounds& field) {
   const std::vector<std::string_view> range_and_step = Split(expr, '/');
-  if (range_and_step.size() > 2) return "'" + std::string(expr) + "' has more than one '/'";
+  if (range_and_step.size() > 2) return spec_json::SingleQuoted(expr) + " has more than one '/'";
   const std::vector<std::string_view> low_and_high = Split(range_and_step[0], '-');
   std::int64_t start = field.min, end = field.max;
   // As robfig/cron reads "*-x": a star is the whole range and what follows a '-' is not read.
@@ -115,7 +116,7 @@ std::optional<std::string> CheckRange(std::string_view expr, const FieldBounds& 
     } else if (low_and_high.size() == 2) {
       if (auto error = ReadValue(low_and_high[1], field, &end)) return error;
     } else {
-      return "'" + std::string(expr) + "' has more than one '-'";
+      return spec_json::SingleQuoted(expr) + " has more than one '-'";
     }
   }
   if (range_and_step.size() == 2) {
@@ -143,8 +144,8 @@ std::optional<std::string> CheckDescriptor(std::string_view spec) {
     if (ParseGoDuration(spec.substr(kEvery.size()))) return std::nullopt;
     return "'" + std::string(spec.substr(kEvery.size())) + "' is not a duration such as 90s, 15m or 1h30m";
   }
-  return "'" + std::string(spec) +
-         "' is not one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly or @every <duration>";
+  return spec_json::SingleQuoted(spec) +
+         " is not one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly or @every <duration>";
 }
 
 std::string_view TrimSpace(std::string_view s) {
@@ -174,7 +175,7 @@ std::optional<std::string> StandardCronScheduleError(std::string_view spec) {
     if (space == std::string_view::npos) return "a TZ= prefix must be followed by a space and the schedule";
     const std::size_t eq = spec.find('=');
     const std::string_view zone = spec.substr(eq + 1, space - eq - 1);
-    if (TimeZoneNameCannotExist(zone)) return "'" + std::string(zone) + "' is not a time zone name";
+    if (TimeZoneNameCannotExist(zone)) return spec_json::SingleQuoted(zone) + " is not a time zone name";
     spec = TrimSpace(spec.substr(space));
     // robfig/cron trims both ends here, so a descriptor may be followed by spaces.
     while (!spec.empty() && (spec.back() == ' ' || (spec.back() >= '\t' && spec.back() <= '\r'))) spec.remove_suffix(1);

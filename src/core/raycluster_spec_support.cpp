@@ -27,6 +27,23 @@ void Add(std::vector<SpecFinding>& out, std::string_view rule, std::string path,
   out.push_back(SpecFinding{std::string(rule), std::move(path), std::move(message)});
 }
 
+void CheckNameOfClusterOwner(const SpecContext& ctx, std::string_view rule, std::string_view kind, std::string_view why,
+                             std::vector<SpecFinding>& out) {
+  constexpr std::size_t kMaxLength = 53 - 6;
+  const std::string_view name = spec_json::String(spec_json::At(&ctx.object, "metadata.name")).value_or("");
+  if (name.empty()) return;  // generateName: the API server names it later
+  if (name.size() > kMaxLength) {
+    Add(out, rule, "metadata.name",
+        "a " + std::string(kind) + " name has at most " + std::to_string(kMaxLength) + " characters, so that " +
+            std::string(why));
+  } else if (!IsDns1035Label(name)) {
+    Add(out, rule, "metadata.name",
+        "a " + std::string(kind) +
+            " name must be a DNS-1035 label: lowercase letters, digits and '-', starting with a letter and ending "
+            "with a letter or digit");
+  }
+}
+
 const Json* SpecField(const SpecContext& ctx, std::string_view dotted_keys) {
   return At(ctx.cluster_spec, dotted_keys);
 }

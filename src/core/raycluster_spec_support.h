@@ -41,6 +41,12 @@ std::string AnnotationPath(std::string_view key);
 
 void Add(std::vector<SpecFinding>& out, std::string_view rule, std::string path, std::string message);
 
+// ValidateRayJobMetadata, ValidateRayServiceMetadata: KubeRay names a RayCluster after the
+// object with 6 characters added, so its metadata.name has at most 53 - 6 characters and is
+// a DNS-1035 label; `why` ends "so that ...". An absent name (generateName) is not checked.
+void CheckNameOfClusterOwner(const SpecContext& ctx, std::string_view rule, std::string_view kind, std::string_view why,
+                             std::vector<SpecFinding>& out);
+
 // The cluster spec's fields and their paths.
 const Json* SpecField(const SpecContext& ctx, std::string_view dotted_keys);
 std::string SpecPath(const SpecContext& ctx, std::string_view dotted_keys);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cron_schedule.h"
+#include "raycluster_spec_support.h"
 #include "spec_json.h"
 #include "spec_rules.h"
 
@@ -17,9 +18,7 @@ namespace {
 using spec_json::At;
 using spec_json::String;
 
-void Add(std::vector<SpecFinding>& out, std::string_view rule, std::string field, std::string message) {
-  out.push_back({std::string(rule), std::move(field), std::move(message)});
-}
+using cluster_spec::Add;
 
 // The RayJobs it creates are named "<name>-<minute hash>" and must fit a RayJob name (47).
 void CheckName(const SpecContext& ctx, std::vector<SpecFinding>& out) {
@@ -56,7 +55,7 @@ void CheckTimeZone(const SpecContext& ctx, std::vector<SpecFinding>& out) {
         "must not be empty; leave it out to use the operator's local time zone");
   } else if (TimeZoneNameCannotExist(*zone)) {
     Add(out, "raycronjob-time-zone", "spec.timeZone",
-        "'" + std::string(*zone) + "' is not a time zone name such as Europe/Berlin or UTC");
+        spec_json::SingleQuoted(*zone) + " is not a time zone name such as Europe/Berlin or UTC");
   }
 }
 

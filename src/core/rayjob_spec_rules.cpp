@@ -61,27 +61,14 @@ JobSpec JobSpecOf(const SpecContext& ctx) {
   return job;
 }
 
-void Add(std::vector<SpecFinding>& out, std::string_view rule, std::string field, std::string message) {
-  out.push_back({std::string(rule), std::move(field), std::move(message)});
-}
+using cluster_spec::Add;
 
 bool DeletesCluster(std::string_view policy) { return policy == "DeleteCluster" || policy == "DeleteWorkers"; }
 
-// ValidateRayJobMetadata: the name, with the 6 characters KubeRay appends for
-// its RayCluster, must still fit a 53-character cluster name and be a DNS label.
+// ValidateRayJobMetadata.
 void CheckName(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  constexpr std::size_t kMaxRayJobNameLength = 53 - 6;
-  const std::string_view name = String(At(&ctx.object, "metadata.name")).value_or("");
-  if (name.empty()) return;  // generateName: the API server names it later
-  if (name.size() > kMaxRayJobNameLength) {
-    Add(out, "rayjob-name", "metadata.name",
-        "a RayJob name has at most " + std::to_string(kMaxRayJobNameLength) +
-            " characters, so that the RayCluster named after it keeps a valid name");
-  } else if (!cluster_spec::IsDns1035Label(name)) {
-    Add(out, "rayjob-name", "metadata.name",
-        "a RayJob name must be a DNS-1035 label: lowercase letters, digits and '-', starting with a letter and "
-        "ending with a letter or digit");
-  }
+  cluster_spec::CheckNameOfClusterOwner(ctx, "rayjob-name", "RayJob",
+                                        "the RayCluster named after it keeps a valid name", out);
 }
 
 void CheckSuspend(const SpecContext& ctx, std::vector<SpecFinding>& out) {

@@ -25,9 +25,7 @@ using spec_json::Json;
 using spec_json::Present;
 using spec_json::String;
 
-void Add(std::vector<SpecFinding>& out, std::string_view rule, std::string field, std::string message) {
-  out.push_back({std::string(rule), std::move(field), std::move(message)});
-}
+using cluster_spec::Add;
 
 std::optional<std::string_view> UpgradeType(const SpecContext& ctx) {
   return String(At(&ctx.object, "spec.upgradeStrategy.type"));
@@ -35,21 +33,10 @@ std::optional<std::string_view> UpgradeType(const SpecContext& ctx) {
 
 constexpr std::string_view kIncremental = "NewClusterWithIncrementalUpgrade";
 
-// ValidateRayServiceMetadata: the name, with the 6 characters KubeRay appends
-// for its RayClusters, must still fit a 53-character cluster name.
+// ValidateRayServiceMetadata.
 void CheckName(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  constexpr std::size_t kMaxRayServiceNameLength = 53 - 6;
-  const std::string_view name = String(At(&ctx.object, "metadata.name")).value_or("");
-  if (name.empty()) return;  // generateName: the API server names it later
-  if (name.size() > kMaxRayServiceNameLength) {
-    Add(out, "rayservice-name", "metadata.name",
-        "a RayService name has at most " + std::to_string(kMaxRayServiceNameLength) +
-            " characters, so that the RayClusters named after it keep valid names");
-  } else if (!cluster_spec::IsDns1035Label(name)) {
-    Add(out, "rayservice-name", "metadata.name",
-        "a RayService name must be a DNS-1035 label: lowercase letters, digits and '-', starting with a letter "
-        "and ending with a letter or digit");
-  }
+  cluster_spec::CheckNameOfClusterOwner(ctx, "rayservice-name", "RayService",
+                                        "the RayClusters named after it keep valid names", out);
 }
 
 // A Go duration ("5m", "1h") or a whole number of seconds, above zero.
@@ -64,7 +51,7 @@ void CheckInitializingTimeout(const SpecContext& ctx, std::vector<SpecFinding>& 
     if (*seconds <= 0) Add(out, "rayservice-initializing-timeout", path, "must be a number of seconds above zero");
   } else {
     Add(out, "rayservice-initializing-timeout", path,
-        "'" + std::string(value) + "' is neither a duration such as 5m or 1h nor a number of seconds");
+        spec_json::SingleQuoted(value) + " is neither a duration such as 5m or 1h nor a number of seconds");
   }
 }
 
@@ -87,8 +74,8 @@ void CheckUpgradeStrategy(const SpecContext& ctx, std::vector<SpecFinding>& out)
   const std::optional<std::string_view> type = UpgradeType(ctx);
   if (!type || *type == "NewCluster" || *type == "None" || *type == kIncremental) return;
   Add(out, "rayservice-upgrade-strategy", "spec.upgradeStrategy.type",
-      "'" + std::string(*type) +
-          "' is not an upgrade strategy: use NewClusterWithIncrementalUpgrade, NewCluster or "
+      spec_json::SingleQuoted(*type) +
+          " is not an upgrade strategy: use NewClusterWithIncrementalUpgrade, NewCluster or "
           "None");
 }
 

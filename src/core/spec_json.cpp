@@ -67,4 +67,14 @@ std::string Item(std::string_view base, std::string_view key, std::size_t i) {
   return Field(base, key) + "[" + std::to_string(i) + "]";
 }
 
+std::string SingleQuoted(std::string_view text) {
+  // Built by appending: GCC 12 warns (a false -Wstringop-overflow) on "'" + std::string(...).
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '\'';
+  out.append(text);
+  out += '\'';
+  return out;
+}
+
 }  // namespace ray_webhook::spec_json

@@ -42,4 +42,7 @@ const Json* EnvNamed(const Json* container, std::string_view name);
 std::string Field(std::string_view base, std::string_view key);
 std::string Item(std::string_view base, std::string_view key, std::size_t i);
 
+// 'text', as a finding's message quotes a value.
+std::string SingleQuoted(std::string_view text);
+
 }  // namespace ray_webhook::spec_json

@@ -303,9 +303,10 @@ TEST(CommandLine, FlagReferenceDocumentsEveryFlagWithItsDefault) {
     ASSERT_NE(row, rows.end()) << flag.name << " is not in docs/flags.md's table";
     EXPECT_EQ(row->second.first, flag.argument) << flag.name;
     const std::string shown = flag.shown(defaults);
-    if (!shown.empty())
+    if (!shown.empty()) {
       EXPECT_TRUE(row->second.second.starts_with(shown))
           << flag.name << ": docs/flags.md says \"" << row->second.second << "\", --help \"" << shown << "\"";
+    }
   }
   EXPECT_EQ(rows.size(), ServeFlags().size()) << "docs/flags.md documents a flag the command line does not know";
 }
