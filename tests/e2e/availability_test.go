@@ -9,8 +9,9 @@ package e2e
 //	restart-under-load        tests/e2e/cmd/podload creates Ray worker Pods for 20 s; replica B
 //	                          gets SIGTERM, is marked not ready in the EndpointSlice a second later
 //	                          (on a node the kubelet's SIGTERM and the endpoint controller's update
-//	                          race), drains, exits, is started again and marked ready: no creation
-//	                          fails, both replicas served reviews, the load outlasted the restart
+//	                          race), drains, exits, is started again and marked ready by its
+//	                          readinessProbe (framework/prober.go): no creation fails, both
+//	                          replicas served reviews, the load outlasted the restart
 //	rotation-under-load       a new CA and pair from certs/generate.sh, both configurations' caBundle
 //	                          holding old and new CA, podload for 16 s, the serving Secret's ..data
 //	                          swapped to the new pair as the kubelet does: no creation fails, both
@@ -149,8 +150,8 @@ func testAvailabilityRestart(t *testing.T) {
 	<-stopped
 	firstLog := b.Process.Log
 	b.Start(t)
-	framework.PointSlice(t, c.WebhookPort,
-		framework.Endpoint{IP: c.WebhookIP, Ready: true}, framework.Endpoint{IP: b.IP, Ready: true})
+	// Its readinessProbe, not the test, marks it ready again.
+	framework.WaitEndpointReady(t, framework.ServiceSlice, b.IP, true, 10*time.Second)
 	covered := load.running()
 	r := load.wait(t)
 

@@ -1,7 +1,9 @@
 package e2e
 
 // TestChart: charts/ray-webhook, rendered by the Helm of tests/e2e/helm,
-// offline and on the API server (old checks 25a to 25c).
+// offline and on the API server (old checks 25a to 25c). Offline checks read
+// the chart's folder; the applied and installed ones use what users install,
+// its `helm package` (chartPackage).
 //
 //	offline               tests/deploy/helm_chart.sh with the suite's Helm, kubectl and server: lint,
 //	                      the defaults equal deploy/overlays/cert-manager field by field (and each
@@ -28,6 +30,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,6 +74,47 @@ func chartHelm(t *testing.T, args ...string) (string, error) {
 	return out.String(), nil
 }
 
+var (
+	chartOnce    sync.Once
+	chartArchive string
+	chartErr     error
+)
+
+// chartPackage is `helm package` of charts/ray-webhook, what users install
+// (made once per run, into WORK/go-chart): a tgz named for the chart's
+// version, holding its Chart.yaml, values, schema and templates.
+func chartPackage(t *testing.T) string {
+	t.Helper()
+	c := framework.Attach(t)
+	chartOnce.Do(func() {
+		dir := filepath.Join(c.Work, "go-chart")
+		if chartErr = os.MkdirAll(dir, 0o755); chartErr != nil {
+			return
+		}
+		var out string
+		if out, chartErr = chartHelm(t, "package", filepath.Join(c.Repo, "charts", "ray-webhook"), "--destination", dir); chartErr != nil {
+			return
+		}
+		// "Successfully packaged chart and saved it to: PATH"
+		_, chartArchive, _ = strings.Cut(strings.TrimSpace(out), "saved it to: ")
+		var list []byte
+		if list, chartErr = exec.Command("tar", "-tzf", chartArchive).Output(); chartErr != nil {
+			chartErr = fmt.Errorf("tar -tzf %s: %v", chartArchive, chartErr)
+			return
+		}
+		for _, want := range []string{"ray-webhook/Chart.yaml", "ray-webhook/values.yaml", "ray-webhook/values.schema.json",
+			"ray-webhook/templates/deployment.yaml"} {
+			if !strings.Contains("\n"+string(list), "\n"+want+"\n") {
+				chartErr = fmt.Errorf("the package %s lacks %s:\n%s", chartArchive, want, list)
+			}
+		}
+	})
+	if chartErr != nil {
+		t.Fatalf("helm package: %v", chartErr)
+	}
+	return chartArchive
+}
+
 // chartRender is `helm template` of release ray-webhook in
 // ray-webhook-system (as deploy/ names it) for this API server's version.
 func chartRender(t *testing.T, sets ...string) string {
@@ -80,7 +124,7 @@ func chartRender(t *testing.T, sets ...string) string {
 	if err != nil {
 		t.Fatalf("server version: %v", err)
 	}
-	args := []string{"template", "ray-webhook", filepath.Join(c.Repo, "charts", "ray-webhook"),
+	args := []string{"template", "ray-webhook", chartPackage(t),
 		"--namespace", "ray-webhook-system", "--kube-version", v.GitVersion}
 	for _, s := range sets {
 		args = append(args, "--set", s)
@@ -344,7 +388,7 @@ func testChartInstallUpgrade(t *testing.T) {
 	ctx := context.Background()
 	const release, secret = "rw-helm", "rw-helm-ray-webhook-serving-cert"
 	ns := "e2e-helm-" + randomName()
-	chart := filepath.Join(c.Repo, "charts", "ray-webhook")
+	chart := chartPackage(t)
 	// Its webhooks call a Service without endpoints: Ignore, and the release goes at once.
 	common := []string{"--namespace", ns, "--set", "certificates.source=self-signed",
 		"--set", "webhooks.mutate.failurePolicy=Ignore", "--set", "webhooks.validate.failurePolicy=Ignore"}

@@ -11,8 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // BringUpOptions says where the binaries are and where the cluster lives.
@@ -37,12 +41,15 @@ type Running struct {
 	Work       string
 	ClusterEnv string // WORK/cluster.env, for Attach (E2E_CLUSTER_ENV)
 
-	opts  BringUpOptions
-	procs []*daemon
-	netns string
-	route string
-	image *Image
-	env   clusterEnv
+	opts    BringUpOptions
+	procsMu sync.Mutex
+	procs   []*daemon
+	netns   string
+	route   string
+	image   *Image
+	env     clusterEnv
+	// webhookProber probes the shipped replica while this process runs.
+	webhookProber *prober
 }
 
 // daemon is a started process and its end. A cluster's (LOGS/NAME.log)
@@ -181,8 +188,15 @@ func (r *Running) spawn(name string, env []string, path string, args ...string) 
 	if err != nil {
 		return nil, err
 	}
+	return d, r.addProcess(d)
+}
+
+// addProcess records D among the cluster's processes (WORK/processes).
+func (r *Running) addProcess(d *daemon) error {
+	r.procsMu.Lock()
 	r.procs = append(r.procs, d)
-	return d, r.recordProcesses()
+	r.procsMu.Unlock()
+	return r.recordProcesses()
 }
 
 // spawnCmd starts cmd with its output in LOGS/NAME.log.
@@ -267,14 +281,18 @@ func (d *daemon) waitReady(p probe, timeout time.Duration) error {
 }
 
 // stop sends SIGTERM and waits up to 40 s (ray-webhook drains for 5 s), then SIGKILL.
-func (d *daemon) stop() {
+func (d *daemon) stop() { d.stopGracefully(40 * time.Second) }
+
+// stopGracefully sends SIGTERM and, if the process still runs after GRACE,
+// SIGKILL, as the kubelet stops a container; it waits for the end.
+func (d *daemon) stopGracefully(grace time.Duration) {
 	if d.exited() {
 		return
 	}
 	_ = d.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-d.done:
-	case <-time.After(40 * time.Second):
+	case <-time.After(grace):
 		_ = d.cmd.Process.Kill()
 		<-d.done
 	}
@@ -313,6 +331,11 @@ func (r *Running) kubectl(stdin string, args ...string) (string, error) {
 // network namespace and the local route, and deletes WORK (with the
 // unpacked image) unless keepWork.
 func (r *Running) Stop(keepWork bool) {
+	if r.webhookProber != nil {
+		r.webhookProber.stop()
+	}
+	r.procsMu.Lock()
+	defer r.procsMu.Unlock()
 	for i := len(r.procs) - 1; i >= 0; i-- {
 		r.procs[i].stop()
 	}
@@ -327,12 +350,21 @@ func (r *Running) Stop(keepWork bool) {
 
 // Detach forgets the processes without stopping them: `e2e-cluster down`
 // stops them later from WORK/processes.
-func (r *Running) Detach() { r.procs = nil }
+func (r *Running) Detach() {
+	if r.webhookProber != nil {
+		r.webhookProber.stop()
+	}
+	r.procsMu.Lock()
+	defer r.procsMu.Unlock()
+	r.procs = nil
+}
 
 // recordProcesses writes WORK/processes, "PID START NAME" a line in start order,
 // and WORK/network, what StopRecorded removes besides (the namespace and the
 // route); both are rewritten on each change.
 func (r *Running) recordProcesses() error {
+	r.procsMu.Lock()
+	defer r.procsMu.Unlock()
 	var b strings.Builder
 	for _, d := range r.procs {
 		fmt.Fprintln(&b, processLine(d))
@@ -500,4 +532,13 @@ func (r *Running) openImage() error {
 	r.image = im
 	r.logf("ray-webhook from the image %s: entrypoint %q as user %s", r.opts.Image, im.Entrypoint, im.User)
 	return nil
+}
+
+// kube is a client of the cluster with the admin kubeconfig.
+func (r *Running) kube() (kubernetes.Interface, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", r.path("kubeconfig"))
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
 }

@@ -17,6 +17,7 @@ type clusterEnv struct {
 	webhookArgs                                         []string
 	webhookPort, webhookPid, volumeGroup                int
 	volumeMode                                          os.FileMode
+	probes                                              ProbeSpec
 }
 
 // writeClusterEnv writes WORK/cluster.env, what Attach reads (KEY=VALUE
@@ -58,6 +59,8 @@ func (r *Running) writeClusterEnv() error {
 		{"VOLUME_MODE", fmt.Sprintf("%o", e.volumeMode)},
 		{"VOLUME_GROUP", itoa(e.volumeGroup)},
 	}
+	probes, _ := json.Marshal(e.probes)
+	lines = append(lines, [2]string{"WEBHOOK_PROBES", string(probes)})
 	if im := r.image; im != nil {
 		entrypoint, _ := json.Marshal(im.Entrypoint)
 		env, _ := json.Marshal(im.Env)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -126,12 +127,12 @@ metadata:
 addressType: IPv4
 endpoints:
 - addresses: ["%s"]
-  conditions: {ready: true}
+  conditions: {ready: %v}
 ports:
 - name: https
   port: %d
   protocol: TCP
-`, WebhookSlice, webhookNamespace, r.env.webhookIP, r.env.webhookPort)
+`, WebhookSlice, webhookNamespace, r.env.webhookIP, r.webhookProber.Ready(), r.env.webhookPort)
 	if _, err := r.kubectl(slice, "apply", "-f", "-"); err != nil {
 		return err
 	}
@@ -218,7 +219,9 @@ func (r *Running) renderDeploy() ([]json.RawMessage, error) {
 // startWebhook starts the shipped replica: the Deployment's container
 // arguments and CLUSTER_DOMAIN, with its address, port, certificate folder
 // and probe port this run's; the lookup gets the API server on loopback and
-// the ServiceAccount volume. Ready when the probe port's /readyz answers.
+// the ServiceAccount volume. It is probed as the kubelet would (prober.go)
+// for as long as this process runs, and started when its readinessProbe
+// first succeeds.
 func (r *Running) startWebhook(items []json.RawMessage) error {
 	var deployment struct {
 		Spec struct {
@@ -232,18 +235,22 @@ func (r *Running) startWebhook(items []json.RawMessage) error {
 			}
 		}
 	}
-	found := false
+	var raw json.RawMessage
 	for _, it := range items {
 		var head struct{ Kind string }
 		if json.Unmarshal(it, &head) == nil && head.Kind == "Deployment" {
 			if err := json.Unmarshal(it, &deployment); err != nil {
 				return err
 			}
-			found = true
+			raw = it
 		}
 	}
-	if !found || len(deployment.Spec.Template.Spec.Containers) == 0 {
+	if raw == nil || len(deployment.Spec.Template.Spec.Containers) == 0 {
 		return fmt.Errorf("deploy/ renders no Deployment with a container")
+	}
+	var err error
+	if r.env.probes, err = probeSpecOf(raw); err != nil {
+		return err
 	}
 	container := deployment.Spec.Template.Spec.Containers[0]
 	args := DeploymentArgs(container.Args)
@@ -254,7 +261,6 @@ func (r *Running) startWebhook(items []json.RawMessage) error {
 			r.env.clusterDomain = e.Value
 		}
 	}
-	var err error
 	if r.env.webhookPort, err = portOn(r.env.webhookIP); err != nil {
 		return err
 	}
@@ -264,21 +270,31 @@ func (r *Running) startWebhook(items []json.RawMessage) error {
 	}
 	serve := append([]string{"--bind", r.env.webhookIP, "--port", itoa(r.env.webhookPort)}, args...)
 	serve = append(serve, "--probe-port="+itoa(probePort))
-	cmd, err := serverCommand(r.image, r.env.rayWebhook, r.env.apiServer, r.env.secretDir, r.env.saDir, r.env.apiServer,
-		serve, []string{"CLUSTER_DOMAIN=" + r.env.clusterDomain})
+	command := func() (*exec.Cmd, error) {
+		return serverCommand(r.image, r.env.rayWebhook, r.env.apiServer, r.env.secretDir, r.env.saDir, r.env.apiServer,
+			serve, []string{"CLUSTER_DOMAIN=" + r.env.clusterDomain})
+	}
+	shipped := &shippedReplica{r: r, command: command}
+	if err := shipped.launch(""); err != nil {
+		return err
+	}
+	kube, err := r.kube()
 	if err != nil {
 		return err
 	}
-	d, err := r.spawnCmd("ray-webhook", cmd)
+	version, err := kube.Discovery().ServerVersion()
 	if err != nil {
 		return err
 	}
-	r.procs = append(r.procs, d)
-	if err := r.recordProcesses(); err != nil {
-		return err
-	}
-	r.env.webhookPid = d.cmd.Process.Pid
-	if err := d.waitReady(plainProbe(fmt.Sprintf("http://%s:%d/readyz", r.env.webhookIP, probePort)), 30*time.Second); err != nil {
+	slice := ServiceSlice
+	r.webhookProber = newProber("ray-webhook", r.env.webhookIP, probePort, r.env.probes, kubeProbeAgent(version.GitVersion), shipped,
+		func(ready bool) {
+			if err := setEndpointReady(&Cluster{Kube: kube}, slice, r.env.webhookIP, ready); err != nil {
+				appendLog(r.path("logs", "ray-webhook.log"), "publishing ready=%v in EndpointSlice %s/%s: %v", ready, slice.Namespace, slice.Name, err)
+			}
+		})
+	registerProber(r.env.webhookIP, r.webhookProber)
+	if err := r.webhookProber.waitReady(30 * time.Second); err != nil {
 		return err
 	}
 	r.logf("ray-webhook serving on %s:%d (args: %s)", r.env.webhookIP, r.env.webhookPort, strings.Join(args, " "))
@@ -324,4 +340,46 @@ func (r *Running) volumeOwner(items []json.RawMessage) (volumeOwner, error) {
 	}
 	r.env.volumeMode, r.env.volumeGroup = owner.mode, owner.gid
 	return owner, nil
+}
+
+// shippedReplica is the shipped replica's process as the prober keeps it:
+// logging to LOGS/ray-webhook.log (a restart appends), recorded in
+// WORK/processes.
+type shippedReplica struct {
+	r        *Running
+	command  func() (*exec.Cmd, error)
+	mu       sync.Mutex
+	d        *daemon
+	restarts int
+}
+
+func (s *shippedReplica) launch(header string) error {
+	cmd, err := s.command()
+	if err != nil {
+		return err
+	}
+	d, err := launch("ray-webhook", s.r.path("logs", "ray-webhook.log"), cmd, s.r.opts.Detached, header)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.d = d
+	s.mu.Unlock()
+	s.r.env.webhookPid = d.cmd.Process.Pid
+	return s.r.addProcess(d)
+}
+
+func (s *shippedReplica) current() (*daemon, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d, s.restarts
+}
+
+func (s *shippedReplica) restart(grace time.Duration) error {
+	d, _ := s.current()
+	d.stopGracefully(grace)
+	s.mu.Lock()
+	s.restarts++
+	s.mu.Unlock()
+	return s.launch(fmt.Sprintf("# %s: restarted after a failed livenessProbe\n", time.Now().UTC().Format(time.RFC3339)))
 }

@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -36,13 +37,29 @@ type Replica struct {
 	ProbePort int
 	Args      []string // after "serve", without the certificate folder and the lookup's flags
 	Env       []string
-	Process   *Process
-	t         testing.TB
-	name      string
-	certDir   string
-	saDir     string
-	api       string
+	// Process is the replica's process. A liveness failure replaces it
+	// (the prober kills and restarts it): read it with Current while that
+	// can happen.
+	Process *Process
+	t       testing.TB
+	c       *Cluster
+	name    string
+	certDir string
+	saDir   string
+	api     string
+	slice   SliceRef
+	prober  *prober
+
+	mu       sync.Mutex
+	restarts int
 }
+
+// SliceRef names the EndpointSlice whose ready condition for a replica's
+// address its readiness probe decides.
+type SliceRef struct{ Namespace, Name string }
+
+// ServiceSlice is EndpointSlice ray-webhook-e2e, the Service's.
+var ServiceSlice = SliceRef{webhookNamespace, WebhookSlice}
 
 // Route says where ReplicaOptions sends the webhook calls.
 type Route int
@@ -68,6 +85,7 @@ type ReplicaOptions struct {
 	SADir     string   // the lookup's ServiceAccount volume, default SA_DIR
 	APIServer string   // the lookup's --kube-api-server, default APISERVER
 	Route     Route
+	Slice     SliceRef // where its readiness is published, default ray-webhook-system/ray-webhook-e2e
 }
 
 var replicaMu sync.Mutex
@@ -81,8 +99,9 @@ func WebhookReplica(t testing.TB, extraArgs []string, env []string) *Replica {
 // StartReplica starts ray-webhook serve as the Deployment runs it (from the
 // image when the cluster has one, else RAY_WEBHOOK; serverCommand): its
 // certificate folder, WEBHOOK_ARGS, then opts.Args, the second-head lookup
-// given the API server and the ServiceAccount volume, --probe-port free) and
-// waits for /readyz on the probe port.
+// given the API server and the ServiceAccount volume, --probe-port free),
+// probes it as the kubelet would (the Deployment's probes, prober.go) and
+// waits for its readinessProbe to succeed.
 // With RouteAlone it points EndpointSlice ray-webhook-e2e at the replica
 // alone and returns once kube-apiserver's webhook calls reach it (a dry-run
 // Ray worker Pod shows up in its log); when t ends the slice is pointed back
@@ -110,7 +129,10 @@ func StartReplica(t testing.TB, opts ReplicaOptions) *Replica {
 	if opts.APIServer == "" {
 		opts.APIServer = c.APIServer
 	}
-	r := &Replica{IP: opts.IP, Port: opts.Port, t: t, name: opts.Name}
+	if opts.Slice == (SliceRef{}) {
+		opts.Slice = ServiceSlice
+	}
+	r := &Replica{IP: opts.IP, Port: opts.Port, t: t, c: c, name: opts.Name, slice: opts.Slice}
 	if r.Port == 0 {
 		r.Port = freePort(t, r.IP)
 	}
@@ -155,12 +177,76 @@ func (r *Replica) Start(t testing.TB) {
 	if err != nil {
 		t.Fatalf("replica on %s:%d: %v", r.IP, r.Port, err)
 	}
-	r.Process = start(t, c, r.name, cmd)
-	waitHTTP(t, r.Process, fmt.Sprintf("http://%s:%d/readyz", r.IP, r.ProbePort), 30*time.Second)
+	p := start(t, c, r.name, cmd)
+	r.mu.Lock()
+	r.Process = p
+	r.mu.Unlock()
+	if r.prober == nil {
+		r.prober = newProber(r.name, r.IP, r.ProbePort, c.Probes, c.probeAgent(), r, func(ready bool) {
+			if err := setEndpointReady(c, r.slice, r.IP, ready); err != nil {
+				appendLog(r.Current().Log, "publishing ready=%v in EndpointSlice %s/%s: %v", ready, r.slice.Namespace, r.slice.Name, err)
+			}
+		})
+		registerProber(r.IP, r.prober)
+		t.Cleanup(func() {
+			r.prober.stop()
+			unregisterProber(r.IP, r.prober)
+			r.Current().Stop()
+		})
+	}
+	if err := r.prober.waitReady(30 * time.Second); err != nil {
+		t.Fatalf("replica on %s:%d: %v", r.IP, r.Port, err)
+	}
 }
 
 // Stop sends SIGTERM and waits for the replica to drain and exit.
-func (r *Replica) Stop() { r.Process.Stop() }
+func (r *Replica) Stop() { r.Current().Stop() }
+
+// Current is the replica's process now.
+func (r *Replica) Current() *Process {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Process
+}
+
+// Restarts is how many times a failed livenessProbe restarted the replica.
+func (r *Replica) Restarts() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.restarts
+}
+
+// Ready is the replica's readiness as its probes last decided it.
+func (r *Replica) Ready() bool { return r.prober.Ready() }
+
+func (r *Replica) current() (*daemon, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Process.d, r.restarts
+}
+
+// restart is the kubelet's restart of a container that failed its
+// livenessProbe: the process stopped within GRACE, the same command started
+// again with a new log file.
+func (r *Replica) restart(grace time.Duration) error {
+	old := r.Current()
+	old.d.stopGracefully(grace)
+	cmd, err := serverCommand(r.c.Image, r.c.RayWebhook, r.c.APIServer, r.certDir, r.saDir, r.api, r.Args, r.Env)
+	if err != nil {
+		return err
+	}
+	log := logFile(r.c, r.name)
+	d, err := launch(r.name, log, cmd, false, fmt.Sprintf("# %s: restarted after a failed livenessProbe: %s\n",
+		time.Now().UTC().Format(time.RFC3339), strings.Join(cmd.Args, " ")))
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.Process = &Process{Name: r.name, Log: log, d: d}
+	r.restarts++
+	r.mu.Unlock()
+	return nil
+}
 
 // Endpoint is one address of EndpointSlice ray-webhook-e2e.
 type Endpoint struct {
@@ -170,7 +256,7 @@ type Endpoint struct {
 
 // PointSlice makes EndpointSlice ray-webhook-e2e name ENDPOINTS at PORT
 // (port "https"), as the endpoint controller would publish ready and
-// terminating replicas. The first call of a test registers the switch back
+// terminating replicas (a replica's Ready is also its readinessProbe's). The first call of a test registers the switch back
 // to the shipped replica (and the check that calls reach it) for when t ends.
 func PointSlice(t testing.TB, port int, endpoints ...Endpoint) {
 	t.Helper()
@@ -216,8 +302,12 @@ func RoutedTo(t testing.TB, log string) {
 	}
 }
 
-// pointSlice makes EndpointSlice ray-webhook-e2e name ENDPOINTS at PORT (port "https").
+// pointSlice makes EndpointSlice ray-webhook-e2e name ENDPOINTS at PORT
+// (port "https"); an endpoint is ready only if its replica's readinessProbe
+// says so too (for a replica this process probes).
 func pointSlice(c *Cluster, port int, endpoints []Endpoint) error {
+	sliceWriteMu.Lock()
+	defer sliceWriteMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	slices := c.Kube.DiscoveryV1().EndpointSlices(webhookNamespace)
@@ -230,7 +320,7 @@ func pointSlice(c *Cluster, port int, endpoints []Endpoint) error {
 		for _, e := range endpoints {
 			s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{
 				Addresses:  []string{e.IP},
-				Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(e.Ready)},
+				Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(e.Ready && probedReady(e.IP))},
 			})
 		}
 		s.Ports = []discoveryv1.EndpointPort{{
@@ -267,6 +357,102 @@ func routedTo(c *Cluster, log string) (string, bool) {
 		}
 		return false, fmt.Sprintf("dry-run Pod %s/%s (create: %v) not in %s", routeCheckNamespace, name, err, log)
 	})
+}
+
+var (
+	// sliceWriteMu orders this process's writes of EndpointSlices: a
+	// readiness change is not overwritten by a PointSlice that read it before.
+	sliceWriteMu sync.Mutex
+	probersMu    sync.Mutex
+	probers      = map[string]*prober{} // by replica address
+)
+
+func registerProber(ip string, p *prober) {
+	probersMu.Lock()
+	defer probersMu.Unlock()
+	probers[ip] = p
+}
+
+func unregisterProber(ip string, p *prober) {
+	probersMu.Lock()
+	defer probersMu.Unlock()
+	if probers[ip] == p {
+		delete(probers, ip)
+	}
+}
+
+// probedReady is the readiness of the replica at IP that this process
+// probes; true for an address it does not probe.
+func probedReady(ip string) bool {
+	probersMu.Lock()
+	p := probers[ip]
+	probersMu.Unlock()
+	return p == nil || p.Ready()
+}
+
+// setEndpointReady sets the ready condition of IP in EndpointSlice REF, as
+// the endpoint controller publishes a Pod's readiness; a slice that does not
+// list IP (or does not exist) is left alone.
+func setEndpointReady(c *Cluster, ref SliceRef, ip string, ready bool) error {
+	sliceWriteMu.Lock()
+	defer sliceWriteMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	slices := c.Kube.DiscoveryV1().EndpointSlices(ref.Namespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := slices.Get(ctx, ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		changed := false
+		for i, e := range s.Endpoints {
+			if len(e.Addresses) > 0 && e.Addresses[0] == ip && (e.Conditions.Ready == nil || *e.Conditions.Ready != ready) {
+				s.Endpoints[i].Conditions.Ready = ptr.To(ready)
+				changed = true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		_, err = slices.Update(ctx, s, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// EndpointReady is the ready condition of IP in EndpointSlice REF (false
+// when the slice or the address is missing).
+func EndpointReady(t testing.TB, ref SliceRef, ip string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := Attach(t).Kube.DiscoveryV1().EndpointSlices(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	for _, e := range s.Endpoints {
+		if len(e.Addresses) > 0 && e.Addresses[0] == ip {
+			return e.Conditions.Ready != nil && *e.Conditions.Ready
+		}
+	}
+	return false
+}
+
+// WaitEndpointReady waits until EndpointReady is WANT, failing t after
+// TIMEOUT; it returns how long that took.
+func WaitEndpointReady(t testing.TB, ref SliceRef, ip string, want bool, timeout time.Duration) time.Duration {
+	t.Helper()
+	begin := time.Now()
+	for !time.Now().After(begin.Add(timeout)) {
+		if EndpointReady(t, ref, ip) == want {
+			return time.Since(begin)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("EndpointSlice %s/%s: %s did not become ready=%v within %v", ref.Namespace, ref.Name, ip, want, timeout)
+	return 0
 }
 
 func randomSuffix() string {
