@@ -289,7 +289,7 @@ func (r *Running) startWebhook(items []json.RawMessage) error {
 	slice := ServiceSlice
 	r.webhookProber = newProber("ray-webhook", r.env.webhookIP, probePort, r.env.probes, kubeProbeAgent(version.GitVersion), shipped,
 		func(ready bool) {
-			if err := setEndpointReady(&Cluster{Kube: kube}, slice, r.env.webhookIP, ready); err != nil {
+			if err := setEndpointReady(kube, slice, r.env.webhookIP, ready); err != nil {
 				appendLog(r.path("logs", "ray-webhook.log"), "publishing ready=%v in EndpointSlice %s/%s: %v", ready, slice.Namespace, slice.Name, err)
 			}
 		})
@@ -346,11 +346,10 @@ func (r *Running) volumeOwner(items []json.RawMessage) (volumeOwner, error) {
 // logging to LOGS/ray-webhook.log (a restart appends), recorded in
 // WORK/processes.
 type shippedReplica struct {
-	r        *Running
-	command  func() (*exec.Cmd, error)
-	mu       sync.Mutex
-	d        *daemon
-	restarts int
+	r       *Running
+	command func() (*exec.Cmd, error)
+	mu      sync.Mutex
+	d       *daemon
 }
 
 func (s *shippedReplica) launch(header string) error {
@@ -369,17 +368,13 @@ func (s *shippedReplica) launch(header string) error {
 	return s.r.addProcess(d)
 }
 
-func (s *shippedReplica) current() (*daemon, int) {
+func (s *shippedReplica) current() *daemon {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.d, s.restarts
+	return s.d
 }
 
 func (s *shippedReplica) restart(grace time.Duration) error {
-	d, _ := s.current()
-	d.stopGracefully(grace)
-	s.mu.Lock()
-	s.restarts++
-	s.mu.Unlock()
+	s.current().stopGracefully(grace)
 	return s.launch(fmt.Sprintf("# %s: restarted after a failed livenessProbe\n", time.Now().UTC().Format(time.RFC3339)))
 }

@@ -25,38 +25,39 @@ type Cluster struct {
 	File string            // the cluster.env read
 	Env  map[string]string // every KEY=VALUE of it
 
-	Kubeconfig     string    // KUBECONFIG: the admin kubeconfig
-	Kubectl        string    // KUBECTL
-	Bin            string    // BIN: tests/e2e/.bin (operators, coredns, ...)
-	E2EDir         string    // E2E_DIR: tests/e2e
-	Work           string    // WORK: the run's work directory
-	Logs           string    // LOGS: where every process logs
-	PKI            string    // PKI: ca.crt admin.crt admin.key
-	APIServer      string    // APISERVER: https://127.0.0.1:PORT
-	NetNS          string    // NETNS: the "test host" network namespace
-	PeerIP         string    // PEER_IP: its address
-	DNSIP          string    // DNS_IP: the cluster's CoreDNS (zone CLUSTER_DOMAIN)
-	DNSIP2         string    // DNS_IP2: free for a second CoreDNS on :53
-	PodCIDR        string    // POD_CIDR: KWOK's Pod addresses, local to this machine
-	KwokTaint      string    // KWOK_TAINT: the key of kwok-node-0's NoSchedule taint
-	ClusterDomain  string    // CLUSTER_DOMAIN: cluster.local
-	ResolvConf     string    // RESOLV_CONF: a resolv.conf naming DNS_IP alone (for operators)
-	RayWebhook     string    // RAY_WEBHOOK: the server binary
-	WebhookIP      string    // WEBHOOK_IP: the shipped replica's address
-	WebhookIP2     string    // WEBHOOK_IP2: free for an extra replica
-	WebhookPort    int       // WEBHOOK_PORT: the shipped replica's port
-	WebhookCertDir string    // WEBHOOK_CERT_DIR: tls.crt tls.key ca.crt
-	WebhookArgs    []string  // WEBHOOK_ARGS: the Deployment's serve args (no --port/--bind/--cert-dir/--probe-port)
-	SADir          string    // SA_DIR: ray-webhook's ServiceAccount volume (token, ca.crt)
-	WebhookLog     string    // WEBHOOK_LOG: the shipped replica's log
-	WebhookToken   string    // WEBHOOK_TOKEN: a file with a token of deploy/'s ServiceAccount ray-webhook (2 h)
-	WebhookCerts   string    // WEBHOOK_CERTS: the pair and CA that deploy/overlays/static-certs/generate.sh made
-	DeploySrc      string    // DEPLOY_SRC: the copy of deploy/ and certs/ that was rendered (generated/ filled in)
-	Rendered       string    // RENDERED: the static-certs overlay as one JSON List
-	Probes         ProbeSpec // WEBHOOK_PROBES: the Deployment's probes, as JSON
-	AuditLog       string    // AUDIT_LOG: kube-apiserver's audit log (manifests/audit-policy.yaml)
-	Repo           string    // REPO: the source tree
+	Kubeconfig     string   // KUBECONFIG: the admin kubeconfig
+	Kubectl        string   // KUBECTL
+	Bin            string   // BIN: tests/e2e/.bin (operators, coredns, ...)
+	E2EDir         string   // E2E_DIR: tests/e2e
+	Work           string   // WORK: the run's work directory
+	Logs           string   // LOGS: where every process logs
+	PKI            string   // PKI: ca.crt admin.crt admin.key
+	APIServer      string   // APISERVER: https://127.0.0.1:PORT
+	NetNS          string   // NETNS: the "test host" network namespace
+	PeerIP         string   // PEER_IP: its address
+	DNSIP          string   // DNS_IP: the cluster's CoreDNS (zone CLUSTER_DOMAIN)
+	DNSIP2         string   // DNS_IP2: free for a second CoreDNS on :53
+	PodCIDR        string   // POD_CIDR: KWOK's Pod addresses, local to this machine
+	KwokTaint      string   // KWOK_TAINT: the key of kwok-node-0's NoSchedule taint
+	ClusterDomain  string   // CLUSTER_DOMAIN: cluster.local
+	ResolvConf     string   // RESOLV_CONF: a resolv.conf naming DNS_IP alone (for operators)
+	RayWebhook     string   // RAY_WEBHOOK: the server binary
+	WebhookIP      string   // WEBHOOK_IP: the shipped replica's address
+	WebhookIP2     string   // WEBHOOK_IP2: free for an extra replica
+	WebhookPort    int      // WEBHOOK_PORT: the shipped replica's port
+	WebhookCertDir string   // WEBHOOK_CERT_DIR: tls.crt tls.key ca.crt
+	WebhookArgs    []string // WEBHOOK_ARGS: the Deployment's serve args (no --port/--bind/--cert-dir/--probe-port)
+	SADir          string   // SA_DIR: ray-webhook's ServiceAccount volume (token, ca.crt)
+	WebhookLog     string   // WEBHOOK_LOG: the shipped replica's log
+	WebhookToken   string   // WEBHOOK_TOKEN: a file with a token of deploy/'s ServiceAccount ray-webhook (2 h)
+	WebhookCerts   string   // WEBHOOK_CERTS: the pair and CA that deploy/overlays/static-certs/generate.sh made
+	DeploySrc      string   // DEPLOY_SRC: the copy of deploy/ and certs/ that was rendered (generated/ filled in)
+	Rendered       string   // RENDERED: the static-certs overlay as one JSON List
+	AuditLog       string   // AUDIT_LOG: kube-apiserver's audit log (manifests/audit-policy.yaml)
+	Repo           string   // REPO: the source tree
 
+	// Probes is what the Deployment asks the kubelet to probe (WEBHOOK_PROBES, JSON).
+	Probes ProbeSpec
 	// Image is ray-webhook's image when the replicas run from it (IMAGE_*:
 	// BringUpOptions.Image), else nil: they run RAY_WEBHOOK.
 	Image *Image

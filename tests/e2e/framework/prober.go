@@ -122,9 +122,8 @@ func defaultProbe(p *corev1.Probe) {
 // container is what a prober keeps running: its current process, started
 // again by restart.
 type container interface {
-	// current is the running process's daemon and how many times the
-	// prober has restarted it.
-	current() (*daemon, int)
+	// current is the running process's daemon.
+	current() *daemon
 	// restart stops the process (SIGTERM, SIGKILL after GRACE) and starts it again.
 	restart(grace time.Duration) error
 }
@@ -176,7 +175,7 @@ func (p *prober) waitReady(timeout time.Duration) error {
 		if ready {
 			return nil
 		}
-		d, _ := p.box.current()
+		d := p.box.current()
 		select {
 		case <-changed:
 		case <-d.done:
@@ -213,13 +212,11 @@ func (p *prober) setReady(ready bool) {
 func (p *prober) work(liveness bool, spec *corev1.Probe) {
 	defer p.done.Done()
 	period := time.Duration(spec.PeriodSeconds) * time.Second
-	ticker := time.NewTicker(period)
-	defer ticker.Stop()
 	var seen *daemon
 	var started time.Time
 	lastOK, run := false, 0
 	for {
-		d, _ := p.box.current()
+		d := p.box.current()
 		if d != seen {
 			seen, started, run = d, time.Now(), 0
 			if !liveness {
@@ -254,34 +251,15 @@ func (p *prober) work(liveness bool, spec *corev1.Probe) {
 		} else if d.exited() && !liveness {
 			p.setReady(false)
 		}
-		select {
-		case <-p.stopCh:
-			return
-		case <-ticker.C:
-		case <-p.replaced(seen, period):
-		}
-	}
-}
-
-// replaced is closed soon after the container's process is replaced (so a
-// new process is probed at once), or never within PERIOD.
-func (p *prober) replaced(seen *daemon, period time.Duration) <-chan struct{} {
-	ch := make(chan struct{})
-	go func() {
-		deadline := time.Now().Add(period)
-		for time.Now().Before(deadline) {
-			if d, _ := p.box.current(); d != seen {
-				close(ch)
-				return
-			}
+		// The next probe is one period on, or at once for a new process.
+		for next := time.Now().Add(period); time.Now().Before(next) && p.box.current() == seen; {
 			select {
 			case <-p.stopCh:
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
-	}()
-	return ch
+	}
 }
 
 // probeOnce sends one kubelet probe request.

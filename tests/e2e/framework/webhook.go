@@ -15,6 +15,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
@@ -183,7 +184,7 @@ func (r *Replica) Start(t testing.TB) {
 	r.mu.Unlock()
 	if r.prober == nil {
 		r.prober = newProber(r.name, r.IP, r.ProbePort, c.Probes, c.probeAgent(), r, func(ready bool) {
-			if err := setEndpointReady(c, r.slice, r.IP, ready); err != nil {
+			if err := setEndpointReady(c.Kube, r.slice, r.IP, ready); err != nil {
 				appendLog(r.Current().Log, "publishing ready=%v in EndpointSlice %s/%s: %v", ready, r.slice.Namespace, r.slice.Name, err)
 			}
 		})
@@ -219,11 +220,7 @@ func (r *Replica) Restarts() int {
 // Ready is the replica's readiness as its probes last decided it.
 func (r *Replica) Ready() bool { return r.prober.Ready() }
 
-func (r *Replica) current() (*daemon, int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.Process.d, r.restarts
-}
+func (r *Replica) current() *daemon { return r.Current().d }
 
 // restart is the kubelet's restart of a container that failed its
 // livenessProbe: the process stopped within GRACE, the same command started
@@ -393,12 +390,12 @@ func probedReady(ip string) bool {
 // setEndpointReady sets the ready condition of IP in EndpointSlice REF, as
 // the endpoint controller publishes a Pod's readiness; a slice that does not
 // list IP (or does not exist) is left alone.
-func setEndpointReady(c *Cluster, ref SliceRef, ip string, ready bool) error {
+func setEndpointReady(kube kubernetes.Interface, ref SliceRef, ip string, ready bool) error {
 	sliceWriteMu.Lock()
 	defer sliceWriteMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	slices := c.Kube.DiscoveryV1().EndpointSlices(ref.Namespace)
+	slices := kube.DiscoveryV1().EndpointSlices(ref.Namespace)
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, err := slices.Get(ctx, ref.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
