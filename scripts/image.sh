@@ -17,6 +17,10 @@
 #    base, and each bundled library with the package it was copied from) and
 #    .revision; an archive of the same commit is reused (IMAGE_REBUILD=1 to
 #    build it again).
+# IMAGE_BINARY=build/ray-webhook hands the Dockerfile (BINARY=context) a binary
+# that scripts/build.sh has just built from this work tree, instead of
+# compiling it again inside the build (scripts/test.sh does so); used only
+# when the tree's sources are the commit's, else the image builds from source.
 # IMAGE_SOURCE and IMAGE_LICENSES set those two labels (the project names
 # no public repository or license of its own yet: NOASSERTION, as SPDX says).
 # VERSION is the project's one version (CMakeLists.txt's project()); needs
@@ -112,18 +116,32 @@ if [ -f "$archive" ] && [ "$(cat "$out/ray-webhook-$version.revision" 2>/dev/nul
   log "$archive is of ${revision:0:12} already: $(cat "$out/ray-webhook-$version.digest")"
   exit 0
 fi
-if ! git diff --quiet HEAD -- Dockerfile .dockerignore CMakeLists.txt include src pgo scripts tests/fixtures/reviews; then
+image_paths=(Dockerfile .dockerignore CMakeLists.txt include src pgo scripts tests/fixtures/reviews)
+tree_is_commit=1
+if ! git diff --quiet HEAD -- "${image_paths[@]}" || [ -n "$(git ls-files --others --exclude-standard -- "${image_paths[@]}")" ]; then
+  tree_is_commit=0
   log "note: the image is built from the commit ${revision:0:12}; uncommitted changes are not in it"
 fi
 context="$(mktemp -d)"
 trap 'rm -rf "$context"' EXIT
 git archive HEAD | tar -x -C "$context"
+binary=source
+if [ -n "${IMAGE_BINARY:-}" ]; then
+  if [ "$tree_is_commit" = 1 ] && [ -x "$IMAGE_BINARY" ]; then
+    mkdir -p "$context/build"
+    cp "$IMAGE_BINARY" "$context/build/ray-webhook"
+    binary=context
+    log "the binary: $IMAGE_BINARY, built from this commit's sources"
+  else
+    log "IMAGE_BINARY=$IMAGE_BINARY not used (missing, or the tree is not the commit): the image compiles its own"
+  fi
+fi
 tag="ray-webhook:$version"
 t0=$SECONDS
-log "buildah build $tag at ${revision:0:12} (SOURCE_DATE_EPOCH=$epoch)"
+log "buildah build $tag at ${revision:0:12} (SOURCE_DATE_EPOCH=$epoch, BINARY=$binary)"
 buildah rmi "localhost/$tag" >/dev/null 2>&1 || true
 buildah build --isolation chroot --timestamp "$epoch" --layers=false \
-  --build-arg DEBIAN_IMAGE="$base_tag" \
+  --build-arg DEBIAN_IMAGE="$base_tag" --build-arg BINARY="$binary" \
   --label org.opencontainers.image.version="$version" \
   --label org.opencontainers.image.revision="$revision" \
   --label org.opencontainers.image.source="${IMAGE_SOURCE:-NOASSERTION}" \

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that building and running ray-webhook need, and
 # with --test also those its tests need; only the missing ones. Safe to run again.
+# --runtime: only the shared libraries the built binary loads (and binutils,
+# whose strip the Dockerfile's staging runs), for an image stage that is handed
+# a built binary instead of compiling it.
 set -euo pipefail
 
 packages=(
@@ -8,6 +11,9 @@ packages=(
   libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev prometheus-cpp-dev libyaml-cpp-dev
   openssl ca-certificates
 )
+if [ "${1:-}" = "--runtime" ]; then
+  packages=(libssl3 libsimdjson14 libfmt9 libprometheus-cpp-core1.0 libyaml-cpp0.7 binutils)
+fi
 if [ "${1:-}" = "--test" ]; then
   # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.
   # clang: the lock analysis (scripts/check-thread-safety.sh).

@@ -1,12 +1,13 @@
 // node check_dockerfile.mjs REPO
 //
-// The image cannot be built here (no container engine), so its Dockerfile is
-// checked statically:
+// The Dockerfile and .dockerignore, checked statically (tests/image/ checks
+// the image scripts/image.sh builds from them):
 //   - dockerfile-utils (the Dockerfile linter behind VS Code's Docker support)
 //     reports no problem;
 //   - multi-stage from debian:bookworm-slim; the build stage runs
 //     scripts/install-deps.sh and scripts/build.sh (the README's build) without
-//     --test; the runtime stage takes only files from the build stage, runs as
+//     --test, or (BINARY=context) takes build/ray-webhook with only the
+//     runtime libraries installed; the runtime stage takes only files from the build stage, runs as
 //     a numeric non-root user and starts `ray-webhook serve --cert-dir
 //     /tmp/k8s-webhook-server/serving-certs`;
 //   - every library CMakeLists.txt finds for the server is installed by
@@ -57,9 +58,17 @@ const args = Object.fromEntries(df.getInitialARGs().flatMap((a) => a.getProperti
 const expand = (s) => s.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, n) => args[n] ?? "");
 const froms = df.getFROMs();
 check(froms.length >= 2, "multi-stage build", `${froms.length} FROM`);
-for (const f of froms) {
-  check(expand(f.getImage() ?? "") === BASE_IMAGE, `stage ${f.getBuildStage() ?? "(runtime)"} is FROM ${BASE_IMAGE}`, expand(f.getImage() ?? ""));
-}
+// Every stage starts from the base image, or from a stage before it (the
+// staging stage from binary-${BINARY}: the default, source, compiles).
+froms.forEach((f, i) => {
+  const image = expand(f.getImage() ?? "");
+  const earlier = froms.slice(0, i).map((e) => e.getBuildStage());
+  check(image === BASE_IMAGE || earlier.includes(image),
+    `stage ${f.getBuildStage() ?? "(runtime)"} is FROM ${BASE_IMAGE} or an earlier stage`, image);
+});
+const stageNames = froms.map((f) => f.getBuildStage()).filter(Boolean);
+check(stageNames.includes("binary-source") && stageNames.includes("binary-context") && args.BINARY === "source",
+  "BINARY chooses binary-source (the default: compile) or binary-context (a built binary)", `BINARY=${args.BINARY}`);
 const stages = df.getInstructions().reduce((acc, ins) => {
   if (ins.getKeyword() === "FROM") acc.push([]);
   else if (acc.length) acc[acc.length - 1].push(ins);
@@ -74,6 +83,13 @@ const buildRuns = runs(build).join("\n");
 check(/scripts\/install-deps\.sh(?!\s+--test)/.test(buildRuns), "build stage installs packages with scripts/install-deps.sh (no --test)");
 check(/scripts\/build\.sh(?!\s+--test)/.test(buildRuns), "build stage builds with scripts/build.sh (no --test), as the README does");
 check(/\bldd\b/.test(buildRuns), "build stage picks the shared libraries with ldd");
+// binary-context: the runtime libraries and the one built file, nothing compiled.
+const contextStage = stages[froms.findIndex((f) => f.getBuildStage() === "binary-context")] ?? [];
+check(/scripts\/install-deps\.sh\s+--runtime/.test(runs(contextStage).join("\n")) && !/build\.sh|cmake/.test(runs(contextStage).join("\n")),
+  "binary-context installs only the runtime libraries (install-deps.sh --runtime) and compiles nothing");
+const contextCopies = contextStage.filter((i) => i.getKeyword() === "COPY").flatMap((i) => i.getArguments().slice(0, -1).map((a) => a.getValue()));
+check(contextCopies.includes("build/ray-webhook") && contextCopies.every((c) => c === "build/ray-webhook" || c === "scripts/install-deps.sh"),
+  "binary-context copies only build/ray-webhook and scripts/install-deps.sh", contextCopies.join(" "));
 
 const runtimeCopies = runtime.filter((i) => ["COPY", "ADD"].includes(i.getKeyword()));
 check(runtimeCopies.length > 0 && runtimeCopies.every((i) => i.getKeyword() === "COPY"
@@ -169,8 +185,8 @@ for (const entry of topLevel) {
     `${entry}/, which CMakeLists.txt reads, reaches the build and is copied`);
 }
 for (const secret of ["certs/out/ca.key", "certs/out/tls.key", "deploy/overlays/static-certs/generated/certs/ca.key",
-  "deploy/overlays/static-certs/generated/serving-cert-secret.yaml", ".git/config", "build/ray-webhook",
-  "build-asan/ray-webhook", "tests/schema/node_modules/yaml/package.json", "tests/deploy/node_modules/yaml/package.json"]) {
+  "deploy/overlays/static-certs/generated/serving-cert-secret.yaml", ".git/config", "build/CMakeCache.txt",
+  "build/pgo-profile/core.gcda", "build/image/base/rootfs.tar", "build-asan/ray-webhook", "tests/schema/node_modules/yaml/package.json", "tests/deploy/node_modules/yaml/package.json"]) {
   check(excluded(secret), `.dockerignore keeps out ${secret}`);
 }
 
