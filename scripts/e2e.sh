@@ -91,6 +91,9 @@ build() {
       ldflags="$ldflags $x.gitTreeState=clean $x.buildDate=1970-01-01T00:00:00Z"
       ;;
   esac
+  # -s -w: no symbol table or DWARF (nothing here debugs these binaries; a
+  # panic's trace still names its functions), a shorter link for each.
+  ldflags="-s -w $ldflags"
   local verb=(build)
   [ "$name" != e2e.test ] || verb=(test -c)  # the Go suite: a test binary
   if (cd "$dir" && nice -n 10 go "${verb[@]}" -p="$go_p" -trimpath -ldflags="$ldflags" -o "$bin/$name.tmp" "$pkg") \

@@ -27,11 +27,12 @@ ctest_in() {
   total=$((total + ${n:-0}))
 }
 
-bash scripts/build.sh --test
+# The packages first: the end-to-end tools come with them.
+bash scripts/install-deps.sh --test
 # The end-to-end suite's Go builds (the longest part of a run with empty Go
-# caches) start now, at the lowest priority: they take the CPU the C++ builds,
-# the tests' waits and the single-threaded fuzzer leave idle, and yield it to
-# them otherwise. (After build.sh: its apt-get has installed e2e.sh's tools.)
+# caches) start now, at the lowest priority: their module downloads overlap the
+# C++ build, and they take the CPU the C++ builds, the tests' waits and the
+# single-threaded fuzzer leave idle, and yield it to them otherwise.
 go_build_log=""
 if [ "${1:-}" != "--quick" ]; then
   go_build_log=$(mktemp)
@@ -40,6 +41,7 @@ if [ "${1:-}" != "--quick" ]; then
   # (|| true: the trap's last status is the script's, and the build has usually ended)
   trap 'rm -f "$log" "$go_build_log"; kill "$go_build_pid" 2>/dev/null || true' EXIT
 fi
+bash scripts/build.sh --test
 
 bash scripts/check-format.sh
 total=$((total + 1))
