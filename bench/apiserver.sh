@@ -7,13 +7,17 @@
 # ray-webhook installed from deploy/ and reached through its Service), creates
 # Ray worker Pods through the API server (tests/e2e/cmd/podload) with, in
 # turn:
-#   ray-webhook          as deploy/ installs it (the shipped webhook configurations);
+#   ray-webhook          as deploy/ installs it (the shipped configurations:
+#                        one call per Ray Pod, /admit);
+#   ray-webhook-2        the same server called twice per Ray Pod, /mutate and
+#                        then /validate from a validating entry (webhooks.podCalls=two);
 #   controller-runtime   bench/peers' controller-runtime-peer on the same
-#                        address, certificate and configurations;
-#   null                 nginx with njs on the same address, certificate and
-#                        configurations, allowing every review unchanged
-#                        (bench/null-webhook/): what the API server's own
-#                        webhook client and TLS cost, with no webhook work;
+#                        address and certificate, called twice as ray-webhook-2;
+#   null-1, null-2       nginx with njs on the same address and certificate,
+#                        allowing every review unchanged (bench/null-webhook/),
+#                        called once (the shipped configurations) or twice (as
+#                        ray-webhook-2): what the API server's own webhook
+#                        client and TLS cost per call, with no webhook work;
 #   none                 the webhook configurations deleted;
 # each --rounds times (default 3), starting with another one every round. A
 # turn is two runs of --pods creations (default 2,000) into a fresh
@@ -30,7 +34,7 @@
 # review time from its /metrics (controller_runtime_webhook_latency_seconds,
 # first bucket 0.1 ms). Then the medians per setup and mode.
 #
-# Then the same setups but controller-runtime, --rounds times each, for
+# Then ray-webhook, ray-webhook-2, null-1 and none, --rounds times each, for
 # KubeRay v1.6.2 (the e2e suite's operator): a RayCluster whose worker group
 # (tolerating the KWOK node, so its Pods are scheduled and run) is scaled from
 # 0 to --workers (default 300), and the time from the scale-up until the
@@ -99,8 +103,15 @@ mapfile -d '' ray_webhook_argv <"/proc/$server_pid/cmdline"
 cluster_domain="$(tr '\0' '\n' <"/proc/$server_pid/environ" | sed -n 's/^CLUSTER_DOMAIN=//p')"
 for k in mutatingwebhookconfiguration validatingwebhookconfiguration; do
   kc get "$k" ray-webhook -o json | jq 'del(.metadata.resourceVersion, .metadata.uid, .metadata.creationTimestamp,
-    .metadata.generation, .metadata.managedFields)' >"$tmp/$k.json"
+    .metadata.generation, .metadata.managedFields)' >"$tmp/1-$k.json"
 done
+# Two calls per Ray Pod: the mutating entry at /mutate, and a validating entry
+# with its rules and selectors at /validate, failing closed.
+jq '.webhooks[0].clientConfig.service.path = "/mutate"' "$tmp/1-mutatingwebhookconfiguration.json" \
+  >"$tmp/2-mutatingwebhookconfiguration.json"
+jq --slurpfile m "$tmp/1-mutatingwebhookconfiguration.json" '.webhooks = [$m[0].webhooks[0]
+    | .name = "validate.pods.ray-webhook.io" | .clientConfig.service.path = "/validate" | del(.reinvocationPolicy)]
+    + .webhooks' "$tmp/1-validatingwebhookconfiguration.json" >"$tmp/2-validatingwebhookconfiguration.json"
 
 webhook_curl() { # webhook_curl PATH [CURL_ARG...]: the server behind the Service's name and address
   local path="$1"
@@ -127,15 +138,22 @@ stop_server() {
 # The server's own /metrics: ray-webhook exports controller-runtime's
 # controller_runtime_webhook_latency_seconds, whose buckets start at 0.1 ms.
 server_metrics() { webhook_curl /metrics; }
-webhooks_installed() { kc get mutatingwebhookconfiguration ray-webhook >/dev/null 2>&1; }
+installed=1
+configurations() { # configurations 1|2|none: Ray Pods reviewed in that many calls
+  [ "$installed" = "$1" ] && return 0
+  kc delete --ignore-not-found mutatingwebhookconfiguration ray-webhook >/dev/null
+  kc delete --ignore-not-found validatingwebhookconfiguration ray-webhook >/dev/null
+  [ "$1" = none ] || kc create -f "$tmp/$1-mutatingwebhookconfiguration.json" -f "$tmp/$1-validatingwebhookconfiguration.json" >/dev/null
+  installed="$1"
+}
 setup() { # setup NAME: that server behind the Service, and the configurations for it
   case "$1" in
-    ray-webhook|controller-runtime|null)
-      webhooks_installed || kc create -f "$tmp/mutatingwebhookconfiguration.json" -f "$tmp/validatingwebhookconfiguration.json" >/dev/null
+    ray-webhook|ray-webhook-2|controller-runtime|null-1|null-2)
+      case "$1" in ray-webhook|null-1) configurations 1 ;; *) configurations 2 ;; esac
       stop_server
-      if [ "$1" = ray-webhook ]; then
+      if [ "${1%-2}" = ray-webhook ]; then
         CLUSTER_DOMAIN="$cluster_domain" "${ray_webhook_argv[@]}" >>"$tmp/ray-webhook.log" 2>&1 &
-      elif [ "$1" = null ]; then
+      elif [ "${1%-?}" = null ]; then
         mkdir -p "$tmp/nginx"
         sed -e "s|@RUN@|$tmp/nginx|g" -e "s|@DIR@|$root/bench/null-webhook|g" -e "s|@IP@|$WEBHOOK_IP|" \
           -e "s|@PORT@|$WEBHOOK_PORT|" -e "s|@CERT@|$WEBHOOK_CERT_DIR/tls.crt|" -e "s|@KEY@|$WEBHOOK_CERT_DIR/tls.key|" \
@@ -148,9 +166,7 @@ setup() { # setup NAME: that server behind the Service, and the configurations f
       fi
       server_pid=$!
       answers ;;
-    none)
-      kc delete --ignore-not-found mutatingwebhookconfiguration ray-webhook >/dev/null
-      kc delete --ignore-not-found validatingwebhookconfiguration ray-webhook >/dev/null ;;
+    none) configurations none ;;
   esac
   sleep 2 # the API server's webhook configuration informer catches up
 }
@@ -199,18 +215,18 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   kc -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
   if [ "$2" = rate ]; then c=$clients; r=$rate; else c=$flat_clients; fi
   kc get --raw /metrics >"$tmp/before"
-  [ "$1" = ray-webhook ] && server_metrics >"$tmp/server-before"
+  [ "${1%-2}" = ray-webhook ] && server_metrics >"$tmp/server-before"
   out="$("$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
     -namespace "$ns" -cluster rc-bench -max "$pods" -duration 600s -c "$c" -rate "$r")"
   kc get --raw /metrics >"$tmp/after"
-  [ "$1" = ray-webhook ] && server_metrics >"$tmp/server-after"
+  [ "${1%-2}" = ray-webhook ] && server_metrics >"$tmp/server-after"
   local created per p50 p99 failed hooks
   created="$(jq -r .created <<<"$out")"; failed="$(jq -r .failed <<<"$out")"
   per="$(jq -r '.per_second | . * 10 | round / 10' <<<"$out")"
   p50="$(jq -r .p50_ms <<<"$out")"; p99="$(jq -r .p99_ms <<<"$out")"
   hooks="$(quantiles "$tmp/before" "$tmp/after" apiserver_admission_webhook_admission_duration_seconds name |
     awk '{ printf "%s%s: %d calls, p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $2, $3, $4, $6, $5 }')"
-  if [ "$1" = ray-webhook ]; then
+  if [ "${1%-2}" = ray-webhook ]; then
     hooks="$hooks | its own: $(quantiles "$tmp/server-before" "$tmp/server-after" controller_runtime_webhook_latency_seconds webhook |
       awk '{ printf "%s%s p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $3, $4, $6, $5 }')"
   fi
@@ -220,7 +236,7 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   [ "$failed" = 0 ] || jq -c '.failures[:3]' <<<"$out" >&2
 }
 
-setups=(ray-webhook controller-runtime null none)
+setups=(ray-webhook ray-webhook-2 controller-runtime null-1 null-2 none)
 echo "$pods worker Pods per run; rate: $rate/s offered by $clients clients; flat: $flat_clients clients as fast as they can"
 for ((k = 0; k < rounds; k++)); do
   for ((j = 0; j < ${#setups[@]}; j++)); do
@@ -242,6 +258,13 @@ for s in "${setups[@]}"; do
       "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $5 }' "$raw" | median)"
   done
 done
+
+med() { # med SETUP MODE COLUMN: the median of a column (3 per second, 4 p50, 5 p99)
+  awk -F'\t' -v s="$1" -v m="$2" -v c="$3" '$1 == s && $2 == m { print $c }' "$raw" | median
+}
+echo "ray-webhook against null-1 at $rate/s offered: round trip p50 $(echo "scale=2; $(med ray-webhook rate 4) / $(med null-1 rate 4)" | bc)x," \
+  "p99 $(echo "scale=2; $(med ray-webhook rate 5) / $(med null-1 rate 5)" | bc)x;" \
+  "flat out against none: $(echo "scale=2; $(med ray-webhook flat 3) / $(med none flat 3)" | bc)x the creations per second"
 
 # ---- the operator's scale-up through each setup
 release=kuberay-v1.6.2
@@ -278,7 +301,7 @@ scale_run() { # scale_run SETUP: seconds from the scale-up to every worker store
   kc delete namespace "$ns" --wait=false >/dev/null
 }
 : >"$tmp/scale"
-scale_setups=(ray-webhook null none)
+scale_setups=(ray-webhook ray-webhook-2 null-1 none)
 echo
 echo "KubeRay $release scaling one worker group from 0 to $workers"
 for ((k = 0; k < rounds; k++)); do
@@ -292,3 +315,4 @@ echo "medians over $rounds rounds: seconds from the scale-up to $workers workers
 for s in "${scale_setups[@]}"; do
   printf '%-18s %8.1f s\n' "$s" "$(awk -F'\t' -v s="$s" '$1 == s { print $2 }' "$tmp/scale" | median)"
 done
+echo "ray-webhook against none: $(echo "scale=2; $(awk -F'\t' '$1 == "ray-webhook" { print $2 }' "$tmp/scale" | median) / $(awk -F'\t' '$1 == "none" { print $2 }' "$tmp/scale" | median)" | bc)x the time"

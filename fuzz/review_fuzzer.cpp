@@ -1,4 +1,4 @@
-// libFuzzer target over the review entry point (HandleReview), both endpoints.
+// libFuzzer target over the review entry point (HandleReview), every endpoint (/mutate, /validate, /admit).
 //
 // Beyond "no crash, no sanitizer report", it checks what must hold for any
 // body: the answer is 200 with an AdmissionReview or 400 with a Status; a
@@ -64,7 +64,7 @@ json CheckAnswer(const ray_webhook::ReviewOutcome& out, Endpoint endpoint) {
   Require(resp.at("allowed").is_boolean());
   Require(resp.contains("patch") == resp.contains("patchType"));
   if (!resp.contains("patch")) return nullptr;
-  Require(endpoint == Endpoint::kMutate && resp.at("allowed") == true);
+  Require(endpoint != Endpoint::kValidate && resp.at("allowed") == true);
   const json patch = json::parse(ray_webhook::Base64Decode(resp.at("patch").get<std::string>()).value());
   Require(patch.is_array() && !patch.empty());
   for (const json& op : patch) {
@@ -143,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return ray_webhook::HeadPodList(std::move(pods));
   };
 
-  for (Endpoint endpoint : {Endpoint::kMutate, Endpoint::kValidate}) {
+  for (Endpoint endpoint : {Endpoint::kMutate, Endpoint::kValidate, Endpoint::kAdmit}) {
     const auto out = ray_webhook::HandleReview(body, endpoint, config, decoder, lookup);
     const json patch = CheckAnswer(out, endpoint);
     if (out.http_status == 200) CheckLogLine(out, endpoint);

@@ -121,9 +121,11 @@ Result<Command> ParseReview(const std::vector<std::string>& args, const EnvLooku
   FlagReader r(args, 2);
   while (!r.Done()) {
     const std::string arg(r.Next());
-    if (arg == "--mutate" || arg == "--validate") {
-      const Endpoint e = arg == "--mutate" ? Endpoint::kMutate : Endpoint::kValidate;
-      if (endpoint && *endpoint != e) return Status::Error("review: give one of --mutate or --validate, not both");
+    if (arg == "--mutate" || arg == "--validate" || arg == "--admit") {
+      const Endpoint e = arg == "--mutate"     ? Endpoint::kMutate
+                         : arg == "--validate" ? Endpoint::kValidate
+                                               : Endpoint::kAdmit;
+      if (endpoint && *endpoint != e) return Status::Error("review: give one of --mutate, --validate or --admit");
       endpoint = e;
     } else if (arg == "--cluster-domain") {
       auto value = r.Value();
@@ -143,7 +145,7 @@ Result<Command> ParseReview(const std::vector<std::string>& args, const EnvLooku
       have_input = true;
     }
   }
-  if (!endpoint) return Status::Error("review: give --mutate or --validate");
+  if (!endpoint) return Status::Error("review: give --mutate, --validate or --admit");
   cmd.endpoint = *endpoint;
   if (!IsDnsSubdomain(policy.cluster_domain)) return Status::Error("review: CLUSTER_DOMAIN is not a DNS name");
   return std::move(cmd);
@@ -231,7 +233,7 @@ std::string UsageText() {
 
 Usage:
   ray-webhook serve (--tls-cert FILE --tls-key FILE | --cert-dir DIR) [flags]
-  ray-webhook review (--mutate|--validate) [--cluster-domain DOMAIN] [spec flags] [FILE|-]
+  ray-webhook review (--mutate|--validate|--admit) [--cluster-domain DOMAIN] [spec flags] [FILE|-]
   ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [spec flags] (FILE|-)...
   ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [spec flags] [--namespace NS] [--kube-* flags]
   ray-webhook --help | --version
@@ -269,7 +271,7 @@ of one group whose specs differ, and Ray Pods the FQDN mutation would still
 change. It prints a table (or --output json) and exits 0 when it found
 nothing, 1 when it found something, 2 on bad input or usage.
 
-Endpoints: POST /mutate, POST /validate, GET /healthz, GET /readyz, GET /metrics.
+Endpoints: POST /mutate, POST /validate, POST /admit, GET /healthz, GET /readyz, GET /metrics.
 )";
   return text;
 }

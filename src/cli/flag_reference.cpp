@@ -81,7 +81,7 @@ bad flag prints one line saying what is wrong and exits 2. `serve` stops on SIGT
 
 `review` reads one AdmissionReview from FILE or stdin, prints the answer AdmissionReview and exits 0,
 or exits 1 when the input is not a usable AdmissionReview. It does no network I/O. Its flags
-besides `--mutate` or `--validate` are `--cluster-domain DOMAIN` and the flags of KubeRay's spec checks
+besides `--mutate`, `--validate` or `--admit` (both in one call) are `--cluster-domain DOMAIN` and the flags of KubeRay's spec checks
 (`--kuberay-version`, `--kuberay-feature-gates`, `--spec-rule-mode`, `--spec-rule`), read as `serve`
 reads them.
 

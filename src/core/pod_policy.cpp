@@ -7,6 +7,7 @@
 #include "duplicate_mount_rule.h"
 #include "fqdn_mutation.h"
 #include "head_name_rule.h"
+#include "head_pod_name.h"
 #include "ray_webhook/core/admission_text.h"
 #include "ray_webhook/core/ray_pod.h"
 #include "second_head_rule.h"
@@ -47,16 +48,19 @@ void JudgeSecondHead(const HeadPodList& heads, std::string_view own_name, const 
     decision.Apply(policy.second_head_mode, std::move(*denial));
 }
 
+// stored_name: the name the head-name rule judges (none: nothing to judge);
+// own_name: the name the head lookup leaves out as the Pod itself.
 void Validate(const AdmissionRequest& request, const std::optional<RayPodIdentity>& identity,
-              const PolicyConfig& policy, const HeadPodList* head_pods, Decision& decision) {
+              std::string_view stored_name, std::string_view own_name, const PolicyConfig& policy,
+              const HeadPodList* head_pods, Decision& decision) {
   const Pod& pod = *request.pod;
   if (identity && policy.head_uniqueness.name) {
-    if (auto denial = CheckHeadName(pod, *identity, request.name))
+    if (auto denial = CheckHeadName(pod, *identity, stored_name))
       decision.Apply(policy.head_name_mode, std::move(*denial));
     if (!decision.allowed) return;
   }
   if (identity && head_pods) {
-    JudgeSecondHead(*head_pods, request.PodName(), *identity, policy, decision);
+    JudgeSecondHead(*head_pods, own_name, *identity, policy, decision);
     if (!decision.allowed) return;
   }
   for (std::string& warning : DuplicateEnvWarnings(pod)) decision.warnings.push_back(std::move(warning));
@@ -147,10 +151,27 @@ void ValidateRayObject(const AdmissionRequest& request, const PolicyConfig& poli
   }
 }
 
+// The name a Pod reviewed at /admit is stored under: the fixed head name the
+// mutation sets, its own, or (generateName, no name) one kube-apiserver makes
+// after mutating admission by adding 5 random characters
+// (apiserver/pkg/storage/names/generate.go), which is never a fixed head name.
+std::string NameAfterMutation(const AdmissionRequest& request, const std::optional<RayPodIdentity>& identity,
+                              const Decision& decision) {
+  if (identity && std::find(decision.mutations.begin(), decision.mutations.end(), Mutation::kHeadNamed) !=
+                      decision.mutations.end()) {
+    return DeterministicHeadPodName(identity->cluster);
+  }
+  const Pod& pod = *request.pod;
+  if (!pod.metadata.name.empty()) return std::string(pod.metadata.name);
+  if (!request.name.empty()) return std::string(request.name);
+  if (!pod.metadata.generate_name.empty()) return std::string(pod.metadata.generate_name) + "<random>";
+  return {};
+}
+
 }  // namespace
 
 bool NeedsHeadLookup(const AdmissionRequest& request, Endpoint endpoint, const PolicyConfig& policy) {
-  if (endpoint != Endpoint::kValidate || !request.IsPodCreate()) return false;
+  if (endpoint == Endpoint::kMutate || !request.IsPodCreate()) return false;
   if (!policy.head_uniqueness.lookup || policy.second_head_mode == RuleMode::kOff) return false;
   const auto identity = IdentifyRayPod(*request.pod);
   return identity && identity->node_type == RayNodeType::kHead;
@@ -160,7 +181,7 @@ Decision Decide(const AdmissionRequest& request, Endpoint endpoint, const Policy
                 const HeadPodList* head_pods) {
   Decision decision;
   if (request.IsRayObjectWrite()) {
-    if (endpoint == Endpoint::kValidate) ValidateRayObject(request, policy, decision);
+    if (endpoint != Endpoint::kMutate) ValidateRayObject(request, policy, decision);
     return decision;
   }
   if (!request.IsPodCreate()) return decision;
@@ -171,10 +192,24 @@ Decision Decide(const AdmissionRequest& request, Endpoint endpoint, const Policy
     decision.Apply(policy.duplicate_mount_mode, std::move(*denial));
     if (!decision.allowed) return decision;
   }
-  if (endpoint == Endpoint::kValidate) {
-    Validate(request, identity, policy, head_pods, decision);
-  } else if (identity) {
-    Mutate(request, *identity, policy, decision);
+  switch (endpoint) {
+    case Endpoint::kMutate:
+      if (identity) Mutate(request, *identity, policy, decision);
+      break;
+    case Endpoint::kValidate:
+      Validate(request, identity, request.name, request.PodName(), policy, head_pods, decision);
+      break;
+    case Endpoint::kAdmit: {
+      if (identity) Mutate(request, *identity, policy, decision);
+      const std::string name = NameAfterMutation(request, identity, decision);
+      Validate(request, identity, name, name, policy, head_pods, decision);
+      // A refusal carries no patch: nothing was changed.
+      if (!decision.allowed) {
+        decision.patch.clear();
+        decision.mutations.clear();
+      }
+      break;
+    }
   }
   return decision;
 }

@@ -88,14 +88,17 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   for (const char* rule : {"duplicate-mount", "head-name", "second-head"}) {
     denial_counters_[rule] = &denials_->Add({{"rule", rule}});
   }
-  for (auto [w, name] : {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}}) {
+  for (auto [w, name] :
+       {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}, std::pair{&admit_, "/admit"}}) {
     w->in_flight = &in_flight_->Add({{"webhook", name}});
     for (int code : kCommonCodes)
       w->by_code[code] = &requests_->Add({{"webhook", name}, {"code", std::to_string(code)}});
   }
 }
 
-Metrics::PerWebhook& Metrics::For(std::string_view webhook) { return webhook == "/mutate" ? mutate_ : validate_; }
+Metrics::PerWebhook& Metrics::For(std::string_view webhook) {
+  return webhook == "/mutate" ? mutate_ : webhook == "/admit" ? admit_ : validate_;
+}
 
 prometheus::Counter& Metrics::Code(PerWebhook& w, std::string_view webhook, int code) {
   if (code < 0 || code >= static_cast<int>(w.by_code.size())) code = 500;
@@ -191,7 +194,8 @@ std::string Metrics::Render() const {
   latency.name = "controller_runtime_webhook_latency_seconds";
   latency.help = "Histogram of the latency of processing admission requests";
   latency.type = prometheus::MetricType::Histogram;
-  for (auto [w, name] : {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}}) {
+  for (auto [w, name] :
+       {std::pair{&mutate_, "/mutate"}, std::pair{&validate_, "/validate"}, std::pair{&admit_, "/admit"}}) {
     prometheus::ClientMetric m;
     m.label.push_back({"webhook", name});
     std::uint64_t cumulative = 0;

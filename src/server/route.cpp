@@ -51,7 +51,7 @@ bool IsJsonContentType(std::string_view value) {
 
 Route RouteOf(std::string_view method, std::string_view path, std::string_view content_type, bool webhook_port) {
   Route route;
-  const bool review = webhook_port && (path == "/mutate" || path == "/validate");
+  const bool review = webhook_port && (path == "/mutate" || path == "/validate" || path == "/admit");
   const bool probe = path == "/healthz" || path == "/readyz";
   const bool metrics = webhook_port && path == "/metrics";
   if (review) {
@@ -62,7 +62,7 @@ Route RouteOf(std::string_view method, std::string_view path, std::string_view c
       route.refusal = {
           415, "Content-Type must be application/json, got \"" + std::string(content_type.substr(0, 64)) + "\""};
     } else {
-      route.kind = path == "/mutate" ? Route::kMutate : Route::kValidate;
+      route.kind = path == "/mutate" ? Route::kMutate : path == "/validate" ? Route::kValidate : Route::kAdmit;
     }
   } else if (probe || metrics) {
     if (method != "GET" && method != "HEAD") {

@@ -198,6 +198,7 @@ Handled WebhookServer::Impl::PortHandler::Handle(const HttpRequest& request) {
       case Route::kRefused: handled.answer = AnswerOf(route.refusal); break;
       case Route::kMutate: return server_.reviews->Review(request, Endpoint::kMutate);
       case Route::kValidate: return server_.reviews->Review(request, Endpoint::kValidate);
+      case Route::kAdmit: return server_.reviews->Review(request, Endpoint::kAdmit);
       case Route::kProbe: handled.answer = server_.ProbeAnswer(path); break;
       case Route::kMetrics: handled.answer = server_.MetricsAnswer(); break;
     }

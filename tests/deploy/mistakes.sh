@@ -18,7 +18,8 @@ cp "$repo/Dockerfile" "$work/pristine/Dockerfile"
 # file (under the copy) | sed script (first match only) | expected FAIL text
 cases=(
   "deploy/base/service.yaml|0,/targetPort: https/s//targetPort: 9443/|targets the container port"
-  "deploy/base/webhooks.yaml|0,/path: \/mutate/s//path: \/mutating/|path is the server's /mutate"
+  "deploy/base/webhooks.yaml|0,/path: \/admit/s//path: \/mutating/|path is the server's /admit or /mutate"
+  "deploy/base/webhooks.yaml|0,/path: \/admit/s//path: \/mutate/|is reviewed in one call (/admit) or two"
   "deploy/base/webhooks.yaml|0,/path: \/validate/s//path: \/mutate/|path is the server's /validate"
   "deploy/base/webhooks.yaml|0,/\"kube-system\", \"ray-webhook-system\"/s//\"kube-system\"/|namespaceSelector never matches ray-webhook-system"
   "deploy/base/webhooks.yaml|0,/\"kube-system\", \"ray-webhook-system\"/s//\"ray-webhook-system\"/|namespaceSelector never matches kube-system"
@@ -29,7 +30,7 @@ cases=(
   "deploy/base/webhooks.yaml|0,/^      name: ray-webhook\$/s//      name: ray-webhook-svc/|calls Service ray-webhook-system/ray-webhook"
   "deploy/base/webhooks.yaml|0,/timeoutSeconds: 5/s//timeoutSeconds: 15/|timeoutSeconds set and at most 5"
   "deploy/base/webhooks.yaml|0,/reinvocationPolicy: IfNeeded/s//reinvocationPolicy: Never/|reinvocationPolicy IfNeeded"
-  "deploy/base/webhooks.yaml|0,/failurePolicy: Fail/{/failurePolicy: Fail/!b;n;};0,/failurePolicy: Fail/s//failurePolicy: Ignore/|failing closed"
+  "deploy/base/webhooks.yaml|0,/failurePolicy: Fail/s//failurePolicy: Ignore/|failing closed"
   "deploy/base/webhooks.yaml|0,/- v1beta1\"\]/s//- v1\"]/;0,/\[\"v1\", \"v1beta1\"\]/s//[\"v1\"]/|admissionReviewVersions [v1, v1beta1]"
   "deploy/base/deployment.yaml|0,/terminationGracePeriodSeconds: 40/s//terminationGracePeriodSeconds: 30/|covers --drain-delay"
   "deploy/base/deployment.yaml|0,/--shutdown-grace=30s/s//--shutdown-grace=60s/|covers --drain-delay"

@@ -338,12 +338,12 @@ func testAvailabilityCrowdedLookup(t *testing.T) {
 		[]corev1.EnvVar{{Name: "RAY_enable_autoscaler_v2", Value: "1"}})
 	_, err = kube.CoreV1().Pods(ns).Create(ctx, second, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	want := fmt.Sprintf("already has a live head Pod %q", availabilityCluster+"-head")
-	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `admission webhook "validate.pods.ray-webhook.io" denied the request`) ||
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `admission webhook "mutate.pods.ray-webhook.io" denied the request`) ||
 		!strings.Contains(err.Error(), want) {
-		t.Fatalf("a second head among %d Pods: want 409 from validate.pods.ray-webhook.io with %s, got %v", stored, want, err)
+		t.Fatalf("a second head among %d Pods: want 409 from mutate.pods.ray-webhook.io with %s, got %v", stored, want, err)
 	}
-	framework.WaitLines(t, c.WebhookLog, 1, "path=/validate ", "namespace="+ns+" ", "pod="+availabilityCluster+"-head ")
-	line := firstLine(framework.Lines(c.WebhookLog, "path=/validate ", "namespace="+ns+" ", "pod="+availabilityCluster+"-head "))
+	framework.WaitLines(t, c.WebhookLog, 1, "path=/admit ", "namespace="+ns+" ", "pod="+availabilityCluster+"-head ")
+	line := firstLine(framework.Lines(c.WebhookLog, "path=/admit ", "namespace="+ns+" ", "pod="+availabilityCluster+"-head "))
 	us := ""
 	if i := strings.Index(line, " us="); i >= 0 {
 		us = strings.Fields(line[i+1:])[0]

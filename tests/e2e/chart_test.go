@@ -308,8 +308,8 @@ func testChartApplied(t *testing.T) {
 		sort.Strings(parts)
 		return strings.Join(parts, " ")
 	}
-	// The CEL reads Pod labels: only the two Ray Pod entries carry it.
-	const wantConditions = "mutate.pods.ray-webhook.io=1 validate-all-pods.ray-webhook.io=0 validate.pods.ray-webhook.io=1 validate.rayclusters.ray-webhook.io=0"
+	// The CEL reads Pod labels: only the Ray Pod entry carries it.
+	const wantConditions = "mutate.pods.ray-webhook.io=1 validate-all-pods.ray-webhook.io=0 validate.rayclusters.ray-webhook.io=0"
 	if got := conditions(); got != wantConditions {
 		t.Errorf("matchConditions per entry: %s, want %s", got, wantConditions)
 	}

@@ -50,7 +50,7 @@ const (
 	currentRayJobFixture  = "testdata/current-rayjob.yaml"
 	currentServiceFixture = "testdata/current-rayservice.yaml"
 	currentCluster        = "rc-current"
-	currentDenied         = `admission webhook "validate.pods.ray-webhook.io" denied the request`
+	currentDenied         = `admission webhook "mutate.pods.ray-webhook.io" denied the request`
 )
 
 func TestCurrentOperator(t *testing.T) {
@@ -78,12 +78,12 @@ func currentWaitStored(t testing.TB, ns, cluster string, heads, workers int, tim
 	return h, w
 }
 
-// currentMutateLines are ray-webhook's /mutate lines of namespace NS that
+// currentMutateLines are ray-webhook's /admit lines of namespace NS that
 // contain every one of MATCH, and those of them that are not patch_ops=0.
 func currentMutateLines(t testing.TB, ns string, match ...string) (all, patched []string) {
 	t.Helper()
 	c := framework.Attach(t)
-	all = framework.Lines(c.WebhookLog, append([]string{"path=/mutate", " namespace=" + ns + " "}, match...)...)
+	all = framework.Lines(c.WebhookLog, append([]string{"path=/admit ", " namespace=" + ns + " "}, match...)...)
 	for _, l := range all {
 		if !strings.Contains(l, " patch_ops=0 ") {
 			patched = append(patched, l)
@@ -101,7 +101,7 @@ func testCurrentWorkersUnpatched(t *testing.T) {
 		t.Errorf("head stored as %s, want %s-head (the deterministic name)", heads[0].Name, currentCluster)
 	}
 	// ray-webhook writes a review's line shortly after its answer.
-	framework.WaitLines(t, c.WebhookLog, 2, "path=/mutate", " namespace="+ns+" ", " pod="+currentCluster+"-workers-worker-")
+	framework.WaitLines(t, c.WebhookLog, 2, "path=/admit ", " namespace="+ns+" ", " pod="+currentCluster+"-workers-worker-")
 	reviews, patched := currentMutateLines(t, ns, " pod="+currentCluster+"-workers-worker-")
 	if len(reviews) < 2 {
 		t.Errorf("%d worker reviews logged, want at least 2", len(reviews))
@@ -167,7 +167,7 @@ func testCurrentOwnedClusters(t *testing.T) {
 				t.Errorf("%s cluster %s: worker %s has duplicate env %v", kind, cl, workers[i].Name, d)
 			}
 		}
-		framework.WaitLines(t, c.WebhookLog, 1, "path=/mutate", " namespace="+ns+" ", " cluster="+cl+" ", "-worker- ")
+		framework.WaitLines(t, c.WebhookLog, 1, "path=/admit ", " namespace="+ns+" ", " cluster="+cl+" ", "-worker- ")
 		reviews, patched := currentMutateLines(t, ns, " cluster="+cl+" ", "-worker- ")
 		if len(reviews) < 1 {
 			t.Errorf("%s cluster %s: no worker review logged", kind, cl)

@@ -69,7 +69,7 @@ const (
 	lookupSANS     = "ray-webhook-system"
 	lookupSAUser   = "system:serviceaccount:ray-webhook-system:ray-webhook"
 	lookupNoRBACSA = "system:serviceaccount:ray-webhook-system:" + lookupNoRBAC
-	lookupDenied   = `admission webhook "validate.pods.ray-webhook.io" denied the request`
+	lookupDenied   = `admission webhook "mutate.pods.ray-webhook.io" denied the request`
 )
 
 // lookupSuite is what the subtests of TestHeadLookup share.

@@ -37,9 +37,9 @@ out="$(cd "$out" && pwd)"
 bash "$certs_script" --service "$service" --namespace "$namespace" --days "$days" --out "$out/certs"
 
 b64() { base64 -w0 <"$1"; }
-# The webhooks in deploy/base/webhooks.yaml: one mutating, three validating (two for Pods, one for ray.io objects).
+# The webhooks in deploy/base/webhooks.yaml: one mutating (Ray Pods), two validating (the opt-in Pod entry, ray.io objects).
 mutating_webhooks=1
-validating_webhooks=3
+validating_webhooks=2
 
 umask 077
 {

@@ -12,9 +12,13 @@
 //    mutating -> strategy validation -> validating);
 //  - /mutate: the FQDN mutation, and the deterministic head name;
 //  - /validate (never patches): HeadNameRule, SecondHeadRule, and warnings
-//    for duplicate env names.
+//    for duplicate env names;
+//  - /admit, both in one call from the mutating configuration: the mutation,
+//    then /validate's rules judged on the Pod as the patch leaves it (the head
+//    name it sets; a generateName head that it does not name would get a
+//    random name, which HeadNameRule refuses as /validate would).
 // CREATE and UPDATE of a ray.io RayCluster, RayJob or RayService is acted on
-// at /validate only (the mutating webhook never sees them): the duplicate-mount
+// at /validate and /admit only (the mutating entry never sends them): the duplicate-mount
 // rule (TemplateMountRule, duplicate_mount_mode), the long-name check of the
 // head-name rule (ClusterHeadNameRule, CREATE only, a warning unless
 // head_name_mode is off) and warnings for bare worker addresses
@@ -34,15 +38,20 @@
 
 namespace ray_webhook {
 
-enum class Endpoint { kMutate, kValidate };
+enum class Endpoint { kMutate, kValidate, kAdmit };
 
 // The HTTP path an endpoint is served on, as logs and metrics name it.
 constexpr std::string_view EndpointPath(Endpoint endpoint) {
-  return endpoint == Endpoint::kMutate ? "/mutate" : "/validate";
+  switch (endpoint) {
+    case Endpoint::kMutate: return "/mutate";
+    case Endpoint::kValidate: return "/validate";
+    case Endpoint::kAdmit: return "/admit";
+  }
+  return "/validate";
 }
 
-// True when Decide needs the cluster's head Pods: /validate of a head Pod
-// CREATE with the lookup on. The edge asks only when it has an API to ask.
+// True when Decide needs the cluster's head Pods: /validate or /admit of a
+// head Pod CREATE with the lookup on. The edge asks only when it has an API to ask.
 bool NeedsHeadLookup(const AdmissionRequest& request, Endpoint endpoint, const PolicyConfig& policy);
 
 // head_pods: the lookup's result when NeedsHeadLookup and the edge asked, else nullptr.

@@ -105,6 +105,7 @@ class Metrics {
   Mutex mutex_;  // serialises adding label values, which are added lazily
   PerWebhook mutate_;
   PerWebhook validate_;
+  PerWebhook admit_;
 };
 
 }  // namespace ray_webhook

@@ -1,7 +1,7 @@
 // Route: which of the server's few resources a request asks for, or the
 // refusal that answers it instead.
 //
-// Contract: the webhook port serves POST /mutate and /validate (JSON bodies
+// Contract: the webhook port serves POST /mutate, /validate and /admit (JSON bodies
 // only: 415 otherwise) and GET or HEAD /healthz, /readyz and /metrics; the
 // probe port, /healthz and /readyz alone. A known path with another method
 // is 405 naming the methods it takes; any other path is 404. Paths are
@@ -17,7 +17,7 @@
 namespace ray_webhook {
 
 struct Route {
-  enum Kind { kRefused, kMutate, kValidate, kProbe, kMetrics };
+  enum Kind { kRefused, kMutate, kValidate, kAdmit, kProbe, kMetrics };
   Kind kind = kRefused;
   Refusal refusal;  // when kRefused
 };

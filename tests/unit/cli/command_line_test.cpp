@@ -66,8 +66,8 @@ TEST(CommandLine, BadFlagsAreClearErrors) {
       {{"serve", "--cert-dir", "d", "--tls-cert", "c"}, "not both"},
       {{"serve", "--cert-dir", "d", "--tls-min-version", "1.1"}, "--tls-min-version must be 1.2 or 1.3"},
       {{"serve", "--cert-dir", "d", "--drain-delay", "1h"}, "--drain-delay must be a duration"},
-      {{"review"}, "give --mutate or --validate"},
-      {{"review", "--mutate", "--validate"}, "not both"},
+      {{"review"}, "give --mutate, --validate or --admit"},
+      {{"review", "--mutate", "--validate"}, "give one of --mutate, --validate or --admit"},
       {{"review", "--mutate", "a.json", "b.json"}, "more than one input"},
       {{"review", "--frobnicate"}, "unknown flag --frobnicate"},
   };

@@ -310,5 +310,67 @@ TEST(PodPolicy, RayObjectBareAddressesAreWarnings) {
       << d.warnings[0];
 }
 
+// /admit: /mutate's patch and /validate's verdict in one answer.
+TEST(PodPolicy, AdmitPatchesAsMutateAndWarnsAsValidate) {
+  PodBuilder b = ShortWorker();
+  b.Env("X", "1").Env("X", "2");
+  const Decision mutate = Decide(PodCreate(b), Endpoint::kMutate, PolicyConfig{});
+  const Decision admit = Decide(PodCreate(b), Endpoint::kAdmit, PolicyConfig{});
+  EXPECT_TRUE(admit.allowed);
+  ASSERT_EQ(admit.patch.size(), mutate.patch.size());
+  for (std::size_t i = 0; i < admit.patch.size(); ++i) EXPECT_EQ(admit.patch[i].path, mutate.patch[i].path);
+  EXPECT_EQ(admit.mutations, mutate.mutations);
+  EXPECT_EQ(admit.warnings, Decide(PodCreate(b), Endpoint::kValidate, PolicyConfig{}).warnings);
+  ASSERT_EQ(admit.warnings.size(), 1u);
+}
+
+TEST(PodPolicy, AdmitLooksUpHeadsAndJudgesTheNameItSets) {
+  PodBuilder unnamed;
+  unnamed.RayHead("rc").GenerateName("rc-head-").Container("ray-head");
+  const AdmissionRequest head = PodCreate(unnamed);
+  EXPECT_TRUE(NeedsHeadLookup(head, Endpoint::kAdmit, PolicyConfig{}));
+  const HeadPodList none(std::vector<HeadPod>{});
+  const Decision first = Decide(head, Endpoint::kAdmit, PolicyConfig{}, &none);
+  EXPECT_TRUE(first.allowed);
+  EXPECT_EQ(first.patch.size(), 2u);  // the fixed name, generateName removed
+  // A live head already there: refused, and the refusal carries no patch.
+  const HeadPodList other(std::vector<HeadPod>{{"rc-head-old", "Running", false}});
+  const Decision second = Decide(head, Endpoint::kAdmit, PolicyConfig{}, &other);
+  EXPECT_FALSE(second.allowed);
+  EXPECT_EQ(second.denial.code, 409);
+  EXPECT_TRUE(second.patch.empty());
+  EXPECT_TRUE(second.mutations.empty());
+  // Reinvoked after another webhook's change, the head is named already and is not its own rival.
+  const HeadPodList itself(std::vector<HeadPod>{{"rc-head", "Pending", false}});
+  const Decision again = Decide(PodCreate(HeadNamed("rc-head")), Endpoint::kAdmit, PolicyConfig{}, &itself);
+  EXPECT_TRUE(again.allowed);
+  EXPECT_TRUE(again.patch.empty());
+}
+
+// What /validate would see after kube-apiserver named the Pod, /admit sees before.
+TEST(PodPolicy, AdmitRefusesTheHeadNamesValidateRefuses) {
+  EXPECT_EQ(Decide(PodCreate(HeadNamed("rc-head-x7k2p")), Endpoint::kAdmit, PolicyConfig{}).denial.code, 403);
+  PodBuilder exempt;
+  exempt.RayHead("rc").GenerateName("rc-head-").Annotation("ray-webhook.io/skip", "true").Container("ray-head");
+  const Decision unnamed = Decide(PodCreate(exempt), Endpoint::kAdmit, PolicyConfig{});
+  EXPECT_FALSE(unnamed.allowed);
+  EXPECT_EQ(unnamed.denial.rule, "head-name");
+  EXPECT_NE(unnamed.denial.message.find("\"rc-head-<random>\""), std::string::npos) << unnamed.denial.message;
+  PolicyConfig lookup_only;
+  lookup_only.head_uniqueness = {false, true};
+  EXPECT_TRUE(Decide(PodCreate(exempt), Endpoint::kAdmit, lookup_only).allowed);
+}
+
+TEST(PodPolicy, AdmitDeniesDuplicateMountsAndChecksRayObjects) {
+  PodBuilder b = ShortWorker();
+  b.Mount("shared-mem", "/dev/shm").Mount("shared-mem", "/dev/shm/");
+  const Decision pod = Decide(PodCreate(b), Endpoint::kAdmit, PolicyConfig{});
+  EXPECT_FALSE(pod.allowed);
+  EXPECT_TRUE(pod.patch.empty());
+  RayObjectBuilder rc("rc");
+  TwoDuplicates(rc);
+  EXPECT_EQ(Decide(RayWrite(rc), Endpoint::kAdmit, PolicyConfig{}).denial.rule, "duplicate-mount");
+}
+
 }  // namespace
 }  // namespace ray_webhook

@@ -77,6 +77,24 @@ TEST_F(ReviewPathTest, AReviewThatNeedsTheLookupIsDeferredAndFinishedByIt) {
   EXPECT_NE(rendered.find("webhook=\"/validate\"} 1"), std::string::npos);
 }
 
+// /admit does both in one call: a head Pod's lookup is deferred as on
+// /validate, and the review is counted under its own path.
+TEST_F(ReviewPathTest, AnAdmitReviewOfAHeadIsDeferredAndCountedUnderAdmit) {
+  KubeApiConfig api;
+  api.server = "https://127.0.0.1:1";
+  api.timeout = std::chrono::milliseconds(200);
+  KubeApiClient kube(api);
+  ReviewPath path(policy_, decoders_, metrics_, &kube, api.timeout);
+  Handled h = Review(path, "/admit?timeout=10s", ReadFixture("reviews/head-already-named.json"), Endpoint::kAdmit);
+  ASSERT_NE(h.later, nullptr) << "not answered on the event loop";
+  EXPECT_EQ(h.later->Run().status, 200);
+  const std::string rendered = metrics_.Render();
+  EXPECT_NE(rendered.find("controller_runtime_webhook_requests_total{code=\"200\",webhook=\"/admit\"} 1"),
+            std::string::npos)
+      << rendered;
+  EXPECT_NE(rendered.find("controller_runtime_webhook_latency_seconds_count{webhook=\"/admit\"} 1"), std::string::npos);
+}
+
 TEST(HandlerFailed, IsA500StatusForThatRequest) {
   const HttpAnswer a = HandlerFailed("/mutate", "boom");
   EXPECT_EQ(a.status, 500);

@@ -10,6 +10,8 @@ constexpr std::string_view kJson = "application/json";
 TEST(Route, ReviewsArePostsOfJsonOnTheWebhookPort) {
   EXPECT_EQ(RouteOf("POST", "/mutate", kJson, true).kind, Route::kMutate);
   EXPECT_EQ(RouteOf("POST", "/validate", "Application/JSON; charset=utf-8", true).kind, Route::kValidate);
+  EXPECT_EQ(RouteOf("POST", "/admit", kJson, true).kind, Route::kAdmit);
+  EXPECT_EQ(RouteOf("POST", "/admit", kJson, false).refusal.status, 404);
   const Route not_json = RouteOf("POST", "/mutate", "text/plain", true);
   EXPECT_EQ(not_json.kind, Route::kRefused);
   EXPECT_EQ(not_json.refusal.status, 415);
