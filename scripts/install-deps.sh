@@ -17,7 +17,9 @@ fi
 if [ "${1:-}" = "--test" ]; then
   # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.
   # clang: the lock analysis (scripts/check-thread-safety.sh).
-  packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3 clang-format clang)
+  # prometheus: its promtool checks the chart's alerting rules (tests/alerts/).
+  packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3 clang-format clang
+    prometheus)
 fi
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)

@@ -1,5 +1,7 @@
 #include "audit_command.h"
 
+#include <ctime>
+
 #include "audit_output.h"
 #include "manifest_files.h"
 #include "ray_webhook/audit/auditor.h"
@@ -36,7 +38,11 @@ int RunAudit(const Command& command, std::istream& in, std::ostream& out, std::o
     err << "ray-webhook audit: " << report.error() << "\n";
     return 2;
   }
-  out << (command.audit_output == AuditOutput::kJson ? AuditJson(*report) : AuditTable(*report));
+  switch (command.audit_output) {
+    case AuditOutput::kTable: out << AuditTable(*report); break;
+    case AuditOutput::kJson: out << AuditJson(*report); break;
+    case AuditOutput::kReport: out << AuditReports(*report, command.report_api, std::time(nullptr)); break;
+  }
   out.flush();
   return report->total_findings() == 0 ? 0 : 1;
 }

@@ -119,4 +119,10 @@ std::string AuditJson(const AuditReport& report) {
   return out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+std::string AuditReports(const AuditReport& report, ReportApi api, std::int64_t now_unix_seconds) {
+  nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
+  for (nlohmann::json& item : PolicyReports(report, api, now_unix_seconds)) list["items"].push_back(std::move(item));
+  return list.dump(2) + "\n";
+}
+
 }  // namespace ray_webhook

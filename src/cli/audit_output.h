@@ -8,16 +8,20 @@
 //    "summary": {"findings", "droppedFindings", "findingsByRule" (every rule, zeros included),
 //                "rayClustersWithExtraHeads", "read": {"pods", "rayClusters", "rayJobs",
 //                "rayServices", "skipped"}, "notes"}}
-// Both end with a newline.
+// AuditReports is for the cluster: the policy reports (PolicyReports) as one
+// v1 List that `kubectl apply -f -` takes. All end with a newline.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "ray_webhook/audit/audit_report.h"
+#include "ray_webhook/audit/policy_report.h"
 
 namespace ray_webhook {
 
 std::string AuditTable(const AuditReport& report);
 std::string AuditJson(const AuditReport& report);
+std::string AuditReports(const AuditReport& report, ReportApi api, std::int64_t now_unix_seconds);
 
 }  // namespace ray_webhook

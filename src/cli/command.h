@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ray_webhook/audit/policy_report.h"
 #include "ray_webhook/core/pod_policy.h"
 #include "ray_webhook/edge/server_config.h"
 
@@ -15,7 +16,8 @@ namespace ray_webhook {
 
 enum class CommandKind { kServe, kReview, kAudit, kHelp, kVersion };
 
-enum class AuditOutput { kTable, kJson };
+// kReport: the policy reports of report_api (PolicyReports), as a v1 List.
+enum class AuditOutput { kTable, kJson, kReport };
 
 struct Command {
   CommandKind kind = CommandKind::kHelp;
@@ -26,7 +28,8 @@ struct Command {
   // audit: the files ("-" is stdin); empty means the live cluster through config.kube_api.
   std::vector<std::string> audit_inputs;
   AuditOutput audit_output = AuditOutput::kTable;
-  std::string audit_namespace;  // audit of the live cluster: one namespace; empty: all
+  std::string audit_namespace;                     // audit of the live cluster: one namespace; empty: all
+  ReportApi report_api = ReportApi::kOpenReports;  // audit --output report
 };
 
 }  // namespace ray_webhook

@@ -174,8 +174,21 @@ Result<Command> ParseAudit(const std::vector<std::string>& args, const EnvLookup
     if (arg == "--output" || arg == "-o") {
       Result<std::string> v = value();
       if (!v.ok()) return v.status();
-      if (*v != "table" && *v != "json") return Status::Error("audit: --output must be table or json; got " + Got(*v));
-      s.command.audit_output = *v == "json" ? AuditOutput::kJson : AuditOutput::kTable;
+      if (*v != "table" && *v != "json" && *v != "report") {
+        return Status::Error("audit: --output must be table, json or report; got " + Got(*v));
+      }
+      s.command.audit_output = *v == "json"     ? AuditOutput::kJson
+                               : *v == "report" ? AuditOutput::kReport
+                                                : AuditOutput::kTable;
+    } else if (arg == "--report-api") {
+      Result<std::string> v = value();
+      if (!v.ok()) return v.status();
+      const std::optional<ReportApi> api = ParseReportApi(*v);
+      if (!api) {
+        return Status::Error("audit: --report-api must be openreports.io/v1alpha1 or wgpolicyk8s.io/v1alpha2; got " +
+                             Got(*v));
+      }
+      s.command.report_api = *api;
     } else if (arg == "--namespace" || arg == "-n") {
       Result<std::string> v = value();
       if (!v.ok()) return v.status();
@@ -234,8 +247,9 @@ std::string UsageText() {
 Usage:
   ray-webhook serve (--tls-cert FILE --tls-key FILE | --cert-dir DIR) [flags]
   ray-webhook review (--mutate|--validate|--admit) [--cluster-domain DOMAIN] [spec flags] [FILE|-]
-  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [spec flags] (FILE|-)...
-  ray-webhook audit [--output table|json] [--cluster-domain DOMAIN] [spec flags] [--namespace NS] [--kube-* flags]
+  ray-webhook audit [--output table|json|report] [--report-api API] [--cluster-domain DOMAIN] [spec flags] (FILE|-)...
+  ray-webhook audit [--output table|json|report] [--report-api API] [--cluster-domain DOMAIN] [spec flags]
+                    [--namespace NS] [--kube-* flags]
   ray-webhook --help | --version
 )";
   const ServeSettings defaults;
@@ -268,8 +282,10 @@ without FILEs, listed from the Kubernetes API (the --kube-* flags of serve, or
 in-cluster; --namespace for one namespace). Besides the rules of /mutate and
 /validate it reports RayClusters with more than one live head Pod, worker Pods
 of one group whose specs differ, and Ray Pods the FQDN mutation would still
-change. It prints a table (or --output json) and exits 0 when it found
-nothing, 1 when it found something, 2 on bad input or usage.
+change. It prints a table (or --output json, or --output report: one policy
+report per namespace, openreports.io/v1alpha1 Reports or with --report-api
+wgpolicyk8s.io/v1alpha2 PolicyReports, as a List for kubectl apply -f -) and
+exits 0 when it found nothing, 1 when it found something, 2 on bad input or usage.
 
 Endpoints: POST /mutate, POST /validate, POST /admit, GET /healthz, GET /readyz, GET /metrics.
 )";

@@ -346,6 +346,31 @@ const ServeFlag kServeFlags[] = {
      [](const ServeSettings& s) {
        return Server(s).audit_interval.count() == 0 ? std::string("off") : ShowDuration(Server(s).audit_interval);
      }},
+    {"--audit-reports", "API", kAuditSection,
+     "with --audit-interval, also write the findings as policy reports, one per namespace: "
+     "openreports.io/v1alpha1 (Report), wgpolicyk8s.io/v1alpha2 (PolicyReport) or off",
+     "with `--audit-interval`, also write the findings as policy reports, one per namespace with findings, updated in "
+     "place each run and deleted once its findings are gone: `openreports.io/v1alpha1` (Report), "
+     "`wgpolicyk8s.io/v1alpha2` (PolicyReport) or `off` ([audit.md](audit.md#policy-reports)); needs the kind's "
+     "CustomResourceDefinition and the RBAC of `deploy/overlays/audit`",
+     [](ServeSettings& s, std::string_view v) {
+       if (v == "off") {
+         Server(s).audit_reports.reset();
+         return Status::Ok();
+       }
+       const std::optional<ReportApi> api = ParseReportApi(v);
+       if (!api) {
+         return Status::Error("--audit-reports must be openreports.io/v1alpha1, wgpolicyk8s.io/v1alpha2 or off; got " +
+                              Got(v));
+       }
+       Server(s).audit_reports = *api;
+       return Status::Ok();
+     },
+     [](const ServeSettings& s) {
+       if (!Server(s).audit_reports) return std::string("off");
+       const ReportApiInfo info = ReportApiOf(*Server(s).audit_reports);
+       return std::string(info.group) + "/" + std::string(info.version);
+     }},
 };
 
 // The flags of serve that audit takes too: the API and the cluster domain.

@@ -50,6 +50,11 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                            .Help("Total number of certificate read errors")
                            .Register(*registry_)
                            .Add({});
+  cert_expiration_ = &prometheus::BuildGauge()
+                          .Name("ray_webhook_serving_certificate_expiration_timestamp_seconds")
+                          .Help("When the serving certificate in service expires (its notAfter), in Unix time.")
+                          .Register(*registry_)
+                          .Add({});
   auto& lookups = prometheus::BuildCounter()
                       .Name("ray_webhook_head_lookups_total")
                       .Help("Second-head lookups against the Kubernetes API, by result.")
@@ -137,6 +142,10 @@ void Metrics::CountDecision(const Decision& decision) {
 void Metrics::CountCertificateRead(bool ok) {
   cert_reads_->Increment();
   if (!ok) cert_read_errors_->Increment();
+}
+
+void Metrics::SetCertificateExpiration(std::int64_t not_after) {
+  cert_expiration_->Set(static_cast<double>(not_after));
 }
 
 void Metrics::CountHeadLookup(bool ok) { (ok ? lookups_ok_ : lookups_failed_)->Increment(); }

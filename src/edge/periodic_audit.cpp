@@ -5,8 +5,10 @@
 namespace ray_webhook {
 
 PeriodicAudit::PeriodicAudit(KubeApiClient& client, PolicyConfig policy, std::chrono::milliseconds interval,
-                             Metrics& metrics)
-    : client_(client), policy_(std::move(policy)), interval_(interval), metrics_(metrics) {}
+                             Metrics& metrics, std::optional<ReportApi> reports)
+    : client_(client), policy_(std::move(policy)), interval_(interval), metrics_(metrics) {
+  if (reports) reports_.emplace(client_, *reports);
+}
 
 PeriodicAudit::~PeriodicAudit() { Stop(); }
 
@@ -61,6 +63,19 @@ void PeriodicAudit::AuditOnce() {
       report->pods, report->ray_clusters, report->ray_jobs, report->ray_services, report->ray_cron_jobs,
       report->total_findings(), by_rule.empty() ? "none" : by_rule, report->clusters_with_extra_heads, took.count());
   for (const std::string& note : report->notes) spdlog::info("audit: {}", note);
+  if (!reports_) return;
+  Result<ReportWriter::Written> written = reports_->Write(*report, static_cast<std::int64_t>(now));
+  if (!written.ok()) {
+    if (written.error() != last_report_error_) {
+      spdlog::warn("audit: the policy reports were not written, the next run tries again: {}", written.error());
+      last_report_error_ = written.error();
+    }
+    return;
+  }
+  if (!last_report_error_.empty() || written->applied > 0 || written->deleted > 0) {
+    spdlog::info("audit reports applied={} deleted={}", written->applied, written->deleted);
+  }
+  last_report_error_.clear();
 }
 
 }  // namespace ray_webhook

@@ -214,6 +214,12 @@ std::optional<HttpsTarget> ParseHttpsUrl(std::string_view url) {
 
 Result<HttpsAnswer> HttpsGet(const HttpsTarget& target, std::string_view path, const HttpHeaders& headers,
                              const std::string& ca_file, Clock::time_point deadline, std::size_t max_answer_bytes) {
+  return HttpsRequest(target, "GET", path, headers, {}, ca_file, deadline, max_answer_bytes);
+}
+
+Result<HttpsAnswer> HttpsRequest(const HttpsTarget& target, std::string_view method, std::string_view path,
+                                 const HttpHeaders& headers, std::string_view body, const std::string& ca_file,
+                                 Clock::time_point deadline, std::size_t max_answer_bytes) {
   Closer h;
   Result<int> fd = Connect(target, deadline);
   if (!fd.ok()) return fd.status();
@@ -251,11 +257,13 @@ Result<HttpsAnswer> HttpsGet(const HttpsTarget& target, std::string_view path, c
   }
 
   const bool v6 = target.host.find(':') != std::string::npos;
-  std::string request = "GET " + std::string(path) +
+  std::string request = std::string(method) + " " + std::string(path) +
                         " HTTP/1.1\r\nHost: " + (v6 ? "[" + target.host + "]" : target.host) +
                         (target.port == 443 ? "" : ":" + std::to_string(target.port)) + "\r\n";
   for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
+  if (method != "GET" || !body.empty()) request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   request += "Connection: close\r\n\r\n";
+  request += body;
   const int sent =
       Drive(h.ssl, h.fd, deadline, [&] { return SSL_write(h.ssl, request.data(), static_cast<int>(request.size())); });
   if (sent <= 0) {

@@ -109,6 +109,12 @@ const KubeApiConfig& KubeApiClient::config() const { return impl_->config; }
 
 Result<KubeApiClient::Answer> KubeApiClient::Get(std::string_view path, std::chrono::milliseconds deadline,
                                                  std::size_t max_answer_bytes) {
+  return Send("GET", path, {}, {}, deadline, max_answer_bytes);
+}
+
+Result<KubeApiClient::Answer> KubeApiClient::Send(std::string_view method, std::string_view path,
+                                                  std::string_view content_type, std::string_view body,
+                                                  std::chrono::milliseconds deadline, std::size_t max_answer_bytes) {
   const KubeApiConfig& c = impl_->config;
   const auto until = std::chrono::steady_clock::now() + deadline;
   Result<std::string> token = impl_->token.Read();
@@ -117,7 +123,8 @@ Result<KubeApiClient::Answer> KubeApiClient::Get(std::string_view path, std::chr
   if (!target) return Status::Error("the Kubernetes API address " + c.server + " is not usable");
   HttpHeaders headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
   if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
-  Result<HttpsAnswer> answer = HttpsGet(*target, path, headers, c.ca_file, until, max_answer_bytes);
+  if (!content_type.empty()) headers.emplace_back("Content-Type", std::string(content_type));
+  Result<HttpsAnswer> answer = HttpsRequest(*target, method, path, headers, body, c.ca_file, until, max_answer_bytes);
   if (!answer.ok())
     return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
   return Answer{answer->status, std::move(answer->body)};

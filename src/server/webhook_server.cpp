@@ -105,6 +105,7 @@ struct WebhookServer::Impl {
       }
     } else if (*reloaded) {
       metrics.CountCertificateRead(true);
+      metrics.SetCertificateExpiration(certificate.NotAfterUnixSeconds());
       last_certificate_error.clear();
       spdlog::info("serving certificate loaded: {}", certificate.Describe());
     }
@@ -223,12 +224,13 @@ Status WebhookServer::Bind() {
                          (loaded.ok() ? " (missing, unreadable, or not a matching PEM pair)" : ": " + loaded.error()));
   }
   m.metrics.CountCertificateRead(true);
+  m.metrics.SetCertificateExpiration(m.certificate.NotAfterUnixSeconds());
   if (c.audit_interval.count() > 0) {
     if (!m.kube) {
       return Status::Error("--audit-interval needs the Kubernetes API: run in a cluster or give --kube-api-server");
     }
     m.metrics.EnableAudit();
-    m.audit = std::make_unique<PeriodicAudit>(*m.kube, c.policy, c.audit_interval, m.metrics);
+    m.audit = std::make_unique<PeriodicAudit>(*m.kube, c.policy, c.audit_interval, m.metrics, c.audit_reports);
   }
   m.ctx = SSL_CTX_new(TLS_server_method());
   if (m.ctx == nullptr) return Status::Error("cannot set up TLS");

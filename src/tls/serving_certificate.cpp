@@ -116,4 +116,16 @@ std::string ServingCertificate::Describe() const {
   return std::string(subject) + " (valid until " + not_after + ")";
 }
 
+std::int64_t ServingCertificate::NotAfterUnixSeconds() const {
+  auto pair = Current();
+  if (!pair) return 0;
+  // The difference from the epoch, so no time zone or time_t range is involved.
+  ASN1_TIME* epoch = ASN1_TIME_set(nullptr, 0);
+  int days = 0;
+  int seconds = 0;
+  const bool ok = epoch != nullptr && ASN1_TIME_diff(&days, &seconds, epoch, X509_get0_notAfter(pair->leaf)) == 1;
+  ASN1_TIME_free(epoch);
+  return ok ? std::int64_t{days} * 86400 + seconds : 0;
+}
+
 }  // namespace ray_webhook

@@ -64,6 +64,19 @@ check "a JSON finding names its object and source" json '.findings[] | select(.r
   | .kind == "RayCluster" and .namespace == "ns1" and .name == "raycluster-sample"
   and (.source | endswith("extra-head.json document 1 item 2"))'
 
+audit --output report "$dumps/extra-head.json"
+check "--output report exits 1 too" [ "$rc" = 1 ]
+check "--output report: a List of one openreports.io Report for ns1 with a failed result per finding" \
+  json '.kind == "List" and (.items | length) == 1 and .items[0].apiVersion == "openreports.io/v1alpha1"
+  and .items[0].kind == "Report" and .items[0].metadata == {name: "ray-webhook-audit", namespace: "ns1",
+    labels: {"app.kubernetes.io/managed-by": "ray-webhook"}}
+  and .items[0].summary.fail == 2 and ([.items[0].results[] | [.rule, .result, .severity, .resources[0].kind, .resources[0].name]]
+    | sort) == [["extra-head", "fail", "critical", "RayCluster", "raycluster-sample"],
+                ["head-name", "fail", "medium", "Pod", "raycluster-sample-head-x7k2p"]]'
+audit --output report --report-api wgpolicyk8s.io/v1alpha2 "$dumps/extra-head.json"
+check "--report-api wgpolicyk8s.io/v1alpha2: a PolicyReport" \
+  json '.items[0].apiVersion == "wgpolicyk8s.io/v1alpha2" and .items[0].kind == "PolicyReport" and (.items[0] | has("source") | not)'
+
 audit -o json "$dumps/shallow-copy.json"
 check "shallow-copied workers: two odd variants, two duplicate mounts, three unmutated" \
   json '.summary.findingsByRule | .["worker-drift"] == 2 and .["duplicate-mount"] == 2 and .unmutated == 3'

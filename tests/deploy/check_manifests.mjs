@@ -309,22 +309,38 @@ for (const file of files) {
     "ClusterRoleBinding binds the webhook's ServiceAccount");
   const podRule = (role.rules ?? []).find((r) => (r.apiGroups ?? []).includes("") && (r.resources ?? []).includes("pods"));
   check(!!podRule && ["get", "list"].every((v) => podRule.verbs.includes(v)), "ClusterRole grants get and list on pods");
+  // The one write: the audit's own policy reports (--audit-reports), nothing else of their groups.
+  const REPORTS = { "openreports.io": "reports", "wgpolicyk8s.io": "policyreports" };
+  const reportRule = (r) => (r.apiGroups ?? []).length === 1 && REPORTS[r.apiGroups[0]] !== undefined
+    && JSON.stringify(r.resources) === JSON.stringify([REPORTS[r.apiGroups[0]]]);
   const broad = (role.rules ?? []).filter((r) => [...(r.verbs ?? []), ...(r.resources ?? []), ...(r.apiGroups ?? [])].includes("*")
-    || (r.verbs ?? []).some((v) => !["get", "list", "watch"].includes(v)) || (r.resources ?? []).includes("secrets"));
-  check(broad.length === 0, "ClusterRole is read-only, no wildcards, no secrets", JSON.stringify(broad));
+    || (r.verbs ?? []).some((v) => !["get", "list", "watch"].includes(v) && !(reportRule(r) && ["create", "patch", "delete"].includes(v)))
+    || (r.resources ?? []).includes("secrets"));
+  check(broad.length === 0, "ClusterRole is read-only but for the audit's policy reports, no wildcards, no secrets",
+    JSON.stringify(broad));
   // The periodic audit (--audit-interval, deploy/overlays/audit) lists KubeRay's objects cluster-wide; without
   // it the webhook reads no ray.io object, so the grant comes only with the flag.
   const auditing = ![undefined, "0", "off"].includes(flag("--audit-interval"));
   const rayRules = (role.rules ?? []).filter((r) => (r.apiGroups ?? []).includes("ray.io"));
   const rayListed = ["rayclusters", "rayjobs", "rayservices", "raycronjobs"].every((res) =>
     rayRules.some((r) => r.resources.includes(res) && r.verbs.includes("list")));
+  const reportRules = (role.rules ?? []).filter(reportRule);
   if (auditing) {
     check(rayListed, "with --audit-interval, the ClusterRole lists rayclusters, rayjobs, rayservices and raycronjobs (ray.io)",
       JSON.stringify(rayRules));
+    // --audit-reports: openreports.io/v1alpha1 unless set; off writes none.
+    const reportsFlag = flag("--audit-reports") ?? "openreports.io/v1alpha1";
+    const group = reportsFlag.split("/")[0];
+    check(reportsFlag === "off" || reportRules.some((r) => r.apiGroups[0] === group
+      && ["get", "list", "create", "patch", "delete"].every((v) => r.verbs.includes(v))),
+      `with --audit-interval, the ClusterRole writes the audit's policy reports (${reportsFlag})`,
+      JSON.stringify(reportRules));
     check(durationMs(flag("--audit-interval")) >= 60000, "--audit-interval is a minute or more in a deployment",
       flag("--audit-interval"));
   } else {
     check(rayRules.length === 0, "without --audit-interval, the ClusterRole grants nothing on ray.io", JSON.stringify(rayRules));
+    check(reportRules.length === 0, "without --audit-interval, the ClusterRole grants nothing on policy reports",
+      JSON.stringify(reportRules));
   }
   if (scope === "overlays_audit") check(auditing, "overlays/audit turns the periodic audit on");
 

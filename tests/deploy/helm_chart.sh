@@ -154,6 +154,8 @@ variants=(
   "other-names|--set fullnameOverride=ray-admission --set webhooks.excludeNamespaces={kube-system,kube-public}"
   "no-opt-in|--set webhooks.validateAllPods.enabled=false --set webhooks.validate.failurePolicy=Ignore"
   "two-calls|--set webhooks.podCalls=two --set webhooks.mutate.failurePolicy=Ignore"
+  "audit|--set audit.interval=5m"
+  "audit-wgpolicy|--set audit.interval=30m --set audit.reports=wgpolicyk8s.io/v1alpha2"
 )
 variant_files=()
 for v in "${variants[@]}"; do
@@ -237,6 +239,12 @@ effects=(
   "--set webhooks.validateAllPods.enabled=false|[$V.webhooks[].name] == [\"validate.rayclusters.ray-webhook.io\"]"
   "--set webhooks.validateRayObjects.enabled=false --set webhooks.podCalls=two|[$V.webhooks[].name] == [\"validate.pods.ray-webhook.io\", \"validate-all-pods.ray-webhook.io\"]"
   "|[$W[] | select(.matchConditions != null)] == []"
+  "|[.[] | select(.kind == \"ServiceMonitor\" or .kind == \"PrometheusRule\" or .kind == \"ConfigMap\")] == [] and ($C.args | map(select(startswith(\"--audit\"))) | length) == 0"
+  "--set audit.interval=5m|($C.args | index(\"--audit-interval=5m\")) != null and ($C.args | index(\"--audit-reports=openreports.io/v1alpha1\")) != null and ([(.[] | select(.kind == \"ClusterRole\")).rules[] | select(.apiGroups == [\"openreports.io\"]) | .resources] == [[\"reports\"]])"
+  "--set audit.interval=5m --set audit.reports=off|([(.[] | select(.kind == \"ClusterRole\")).rules[].apiGroups[]] | sort) == [\"\", \"ray.io\"]"
+  "--set monitoring.prometheusRule.enabled=true --set fullnameOverride=rw|(.[] | select(.kind == \"PrometheusRule\")) as \$r | (\$r.spec.groups[0].rules | length) == 7 and ([\$r.spec.groups[0].rules[].expr | select(test(\"job=\\\"ray-webhook\\\"\"))] == []) and ([\$r.spec.groups[0].rules[].expr | select(test(\"job=\\\"rw\\\"\"))] | length) == 5 and (\$r.spec.groups[0].rules[0].annotations.summary | test(\"[{][{] [$]labels.name [}][}]\"))"
+  "--set monitoring.serviceMonitor.enabled=true --set monitoring.serviceMonitor.labels.release=prom|(.[] | select(.kind == \"ServiceMonitor\")) as \$m | \$m.metadata.labels.release == \"prom\" and \$m.spec.endpoints[0].port == \"https\" and \$m.spec.endpoints[0].tlsConfig == {serverName: \"ray-webhook.ray-webhook-system.svc\", ca: {secret: {name: \"ray-webhook-serving-cert\", key: \"ca.crt\"}}} and \$m.spec.selector.matchLabels == {\"app.kubernetes.io/name\": \"ray-webhook\", \"app.kubernetes.io/instance\": \"ray-webhook\"}"
+  "--set monitoring.dashboard.enabled=true --set monitoring.dashboard.namespace=grafana|(.[] | select(.kind == \"ConfigMap\")) as \$d | \$d.metadata.namespace == \"grafana\" and \$d.metadata.labels.grafana_dashboard == \"1\" and (\$d.data[\"ray-webhook.json\"] | fromjson | .uid) == \"ray-webhook\""
   "--set webhooks.matchConditions.enabled=true --kube-version 1.30.0|([$W[] | select(.matchConditions != null) | .name] == [\"mutate.pods.ray-webhook.io\"]) and ([$W[0:1][].matchConditions[0].expression | test(\"ray.io/cluster\") and test(\"ray.io/node-type\")] == [true])"
   "--set webhooks.matchConditions.enabled=true --set webhooks.podCalls=two --kube-version 1.30.0|([$W[] | select(.matchConditions != null) | .name] == [\"mutate.pods.ray-webhook.io\", \"validate.pods.ray-webhook.io\"])"
   "--set certificates.source=secret --set certificates.caBundle=QUJD --set certificates.secretName=my-tls|([$W[].clientConfig.caBundle] | unique) == [\"QUJD\"] and [.[] | select(.kind == \"Certificate\" or .kind == \"Issuer\" or .kind == \"Secret\")] == [] and $D.spec.template.spec.volumes[0].secret.secretName == \"my-tls\" and $M.metadata.annotations == null"

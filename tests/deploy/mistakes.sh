@@ -60,6 +60,8 @@ cases=(
   "Dockerfile|0,/\"--cert-dir\", \"\/tmp\/k8s-webhook-server\/serving-certs\"/s//\"--cert-dir\", \"\/certs\"/|mounted at the image's --cert-dir"
   "deploy/overlays/audit/rbac-audit.yaml|0,/\"rayjobs\", /s///|lists rayclusters, rayjobs, rayservices and raycronjobs"
   "deploy/overlays/audit/rbac-audit.yaml|0,/\"list\"\]/s//\"list\", \"patch\"]/|ClusterRole is read-only"
+  "deploy/overlays/audit/rbac-audit.yaml|0,/\"reports\"\]/s//\"reports\", \"reports\/status\"]/|ClusterRole is read-only"
+  "deploy/overlays/audit/rbac-audit.yaml|0,/resources: \[\"reports\"\]/s//resources: [\"clusterreports\"]/|writes the audit's policy reports"
   "deploy/overlays/audit/audit-interval.yaml|0,/--audit-interval=5m/s//--audit-interval=off/|overlays/audit turns the periodic audit on"
   "deploy/overlays/audit/audit-interval.yaml|0,/--audit-interval=5m/s//--audit-interval=5s/|--audit-interval is a minute or more"
 )

@@ -13,6 +13,11 @@ package e2e
 //	periodic-audit    a replica with --audit-interval=1s (not in the EndpointSlice): its gauge
 //	                  ray_webhook_rayclusters_with_extra_heads counts the cluster while the extra head
 //	                  lives and one less once it is deleted; its log has the audit lines
+//	policy-reports    the same replica writes openreports.io Reports (the CRDs of
+//	                  github.com/openreports/reports-api, installed by the framework): the extra head and a
+//	                  drifted worker (of a group of two made behind the operator) are results of the namespace's Report, which is updated in place once
+//	                  they are fixed and deleted when nothing is left; `audit --output report` prints
+//	                  objects the API server takes (a server dry run)
 
 import (
 	"bufio"
@@ -48,6 +53,158 @@ func TestAudit(t *testing.T) {
 	framework.Operator(t, releaseCurrent)
 	t.Run("live-audit", testAuditLive)
 	t.Run("periodic-audit", testAuditPeriodic)
+	t.Run("policy-reports", testAuditPolicyReports)
+}
+
+// auditPolicyReport is the part of an openreports.io/v1alpha1 Report the test reads.
+type auditPolicyReport struct {
+	Metadata struct {
+		ResourceVersion string            `json:"resourceVersion"`
+		UID             string            `json:"uid"`
+		Labels          map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Summary struct {
+		Fail int `json:"fail"`
+	} `json:"summary"`
+	Results []struct {
+		Policy    string `json:"policy"`
+		Rule      string `json:"rule"`
+		Result    string `json:"result"`
+		Severity  string `json:"severity"`
+		Message   string `json:"message"`
+		Resources []struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"resources"`
+	} `json:"results"`
+}
+
+// auditReportIn reads ray-webhook's Report of NS; nil when there is none.
+func auditReportIn(t *testing.T, ns string) (*auditPolicyReport, string) {
+	t.Helper()
+	r := framework.Kubectl(t, "", "-n", ns, "get", "reports.openreports.io", "ray-webhook-audit", "-o", "json")
+	if r.Err != nil {
+		if strings.Contains(r.Combined(), "NotFound") {
+			return nil, ""
+		}
+		t.Fatalf("kubectl get reports.openreports.io: %v: %s", r.Err, r.Combined())
+	}
+	var rep auditPolicyReport
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("the Report does not parse: %v", err)
+	}
+	return &rep, r.Stdout
+}
+
+// auditHasResult says whether the report has a failed result of RULE naming KIND/NAME.
+func auditHasResult(rep *auditPolicyReport, rule, kind, name string) bool {
+	if rep == nil {
+		return false
+	}
+	for _, r := range rep.Results {
+		if r.Rule == rule && r.Result == "fail" && r.Policy == "ray-webhook" && len(r.Resources) == 1 &&
+			r.Resources[0].Kind == kind && r.Resources[0].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// auditDriftGroup creates two workers of CLUSTER in NS in a group "drift"
+// that its spec does not have (so the operator, which deletes a group's Pods
+// beyond its replicas, leaves them alone), NAME-a and NAME-b, copies of the
+// operator's worker of which NAME-b has one env entry more: NAME-b drifted.
+// Both are made behind the webhooks' back, as auditExtraHead does.
+func auditDriftGroup(t *testing.T, ns, cluster, name string) {
+	t.Helper()
+	c := framework.Attach(t)
+	ctx := context.Background()
+	workers := rayPods(t, ns, cluster, "worker")
+	if len(workers) == 0 {
+		t.Fatalf("%s/%s has no worker to copy", ns, cluster)
+	}
+	labels := map[string]string{}
+	for k, v := range workers[0].Labels {
+		labels[k] = v
+	}
+	labels["ray.io/group"] = "drift"
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	for _, suffix := range []string{"a", "b"} {
+		spec := *workers[0].Spec.DeepCopy()
+		spec.NodeName = ""
+		if suffix == "b" {
+			spec.Containers[0].Env = append(spec.Containers[0].Env, corev1.EnvVar{Name: "DRIFTED", Value: "1"})
+		}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-" + suffix}, Spec: spec}
+		if _, err := c.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating the unlabelled Pod %s: %v", pod.Name, err)
+		}
+		if _, err := c.Kube.CoreV1().Pods(ns).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatalf("labelling %s as a worker of %s: %v", pod.Name, cluster, err)
+		}
+	}
+}
+
+func testAuditPolicyReports(t *testing.T) {
+	c := framework.Attach(t)
+	ctx := context.Background()
+	ns := framework.NewNamespace(t, "e2e-audit-reports")
+	auditClusterWithHead(t, ns)
+	auditGrant(t, ns)
+	extra := auditCluster + "-head-behind"
+	drifted := auditCluster + "-drift-b"
+	auditExtraHead(t, ns, extra)
+	auditDriftGroup(t, ns, auditCluster, auditCluster+"-drift")
+
+	// What the command prints is what the API server takes for the installed kind.
+	out, stderr, code := auditRun(t, "--output", "report", "--namespace", ns)
+	if code != 1 || !strings.Contains(out, `"kind": "Report"`) {
+		t.Fatalf("audit --output report: exit %d (want 1), %s%s", code, truncate(out, 300), truncate(stderr, 200))
+	}
+	if r := framework.Kubectl(t, out, "apply", "--dry-run=server", "-f", "-"); r.Err != nil {
+		t.Errorf("the API server refuses what audit --output report prints: %v: %s", r.Err, r.Combined())
+	}
+
+	r := framework.StartReplica(t, framework.ReplicaOptions{Name: "ray-webhook-reports", Route: framework.RouteNone,
+		Args: []string{"--audit-interval=1s"}})
+	var rep *auditPolicyReport
+	var raw string
+	framework.Eventually(t, 60*time.Second, 500*time.Millisecond, func() (bool, string) {
+		rep, raw = auditReportIn(t, ns)
+		return auditHasResult(rep, "extra-head", "RayCluster", auditCluster) && auditHasResult(rep, "worker-drift", "Pod", drifted),
+			fmt.Sprintf("the Report of %s has no extra-head result for %s and worker-drift result for %s: %s (replica log: %s)",
+				ns, auditCluster, drifted, truncate(raw, 400), r.Process.Log)
+	})
+	if rep.Metadata.Labels["app.kubernetes.io/managed-by"] != "ray-webhook" || rep.Summary.Fail != len(rep.Results) {
+		t.Errorf("the Report's label or summary is off: %s", truncate(raw, 600))
+	}
+	t.Logf("the Report of %s while the extra head and the drifted worker live:\n%s", ns, raw)
+
+	// Fixed: the drifted worker and the extra head are deleted; the Report is
+	// updated in place (same uid) without their results, then deleted once empty.
+	uid := rep.Metadata.UID
+	zero := int64(0)
+	if err := c.Kube.CoreV1().Pods(ns).Delete(ctx, drifted, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatalf("deleting the drifted worker: %v", err)
+	}
+	framework.Eventually(t, 60*time.Second, 500*time.Millisecond, func() (bool, string) {
+		rep, raw = auditReportIn(t, ns)
+		return rep != nil && !auditHasResult(rep, "worker-drift", "Pod", drifted) &&
+				auditHasResult(rep, "extra-head", "RayCluster", auditCluster),
+			fmt.Sprintf("the Report of %s still names %s, or lost the extra head: %s", ns, drifted, truncate(raw, 400))
+	})
+	if rep.Metadata.UID != uid {
+		t.Errorf("the Report was replaced (uid %s, then %s), not updated in place", uid, rep.Metadata.UID)
+	}
+	if err := c.Kube.CoreV1().Pods(ns).Delete(ctx, extra, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatalf("deleting the extra head: %v", err)
+	}
+	framework.Eventually(t, 60*time.Second, 500*time.Millisecond, func() (bool, string) {
+		rep, raw = auditReportIn(t, ns)
+		return rep == nil, fmt.Sprintf("the Report of %s is still there: %s", ns, truncate(raw, 400))
+	})
+	framework.WaitLines(t, r.Process.Log, 1, "info audit reports applied=")
+	t.Logf("%s", firstLine(framework.Lines(r.Process.Log, "info audit reports applied=")))
 }
 
 // auditReport is `ray-webhook audit --output json`.

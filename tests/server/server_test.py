@@ -15,6 +15,7 @@ Timing thresholds are generous on purpose: they check behaviour, not speed.
 Prints "N passed, M failed" and exits 1 on any failure.
 """
 import argparse
+import datetime
 import json
 import os
 import re
@@ -193,6 +194,14 @@ def metric(text, name, **labels):
     return None
 
 
+def not_after(cert):
+    """A PEM certificate's notAfter as Unix time, as openssl prints it."""
+    out = subprocess.run(["openssl", "x509", "-in", cert, "-noout", "-enddate"], capture_output=True,
+                         check=True).stdout.decode().strip()
+    when = datetime.datetime.strptime(out.split("=", 1)[1], "%b %d %H:%M:%S %Y %Z")
+    return when.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
 # Kubernetes mounts a Secret as DIR/tls.crt -> ..data/tls.crt, ..data -> ..<timestamp>;
 # an update writes a new timestamped folder and swaps ..data with a rename.
 def secret_volume_write(volume, src):
@@ -286,6 +295,9 @@ def case_cert_rotation(work):
                                                  f"failed: {loop.errors[:3]})")
         text = server.get("/metrics")[2].decode()
         check((metric(text, "certwatcher_read_certificate_total") or 0) >= 2, "certificate reads are counted")
+        expiry = metric(text, "ray_webhook_serving_certificate_expiration_timestamp_seconds")
+        check(expiry == not_after(f"{renewed}/tls.crt"),
+              f"the expiration gauge is the renewed certificate's notAfter ({expiry})")
         check(server.logged("serving certificate loaded"), "the reload is logged")
     finally:
         server.stop()
@@ -505,6 +517,7 @@ def case_metrics(work):
         server.post("/validate", b"not json")
         server.post("/validate", fixture("dupmount-worker.json"))
         server.post("/validate", fixture("dup-env-warning.json"))
+        server.post("/admit", fixture("kuberay-0.4-worker.json"))
         status, headers, body = server.get("/metrics")
         text = body.decode()
         check(status == 200 and headers.get("content-type", "").startswith("text/plain; version=0.0.4"),
@@ -516,11 +529,14 @@ def case_metrics(work):
             ("controller_runtime_webhook_latency_seconds_count", {"webhook": "/mutate"}, 3),
             ("controller_runtime_webhook_requests_in_flight", {"webhook": "/mutate"}, 0),
             # Each review adds FQ_RAY_IP to the Ray container and the init container.
-            ("ray_webhook_mutations_total", {"kind": "fq_ray_ip_added"}, 6),
-            ("ray_webhook_mutations_total", {"kind": "address_rewritten"}, 3),
+            ("ray_webhook_mutations_total", {"kind": "fq_ray_ip_added"}, 8),
+            ("ray_webhook_mutations_total", {"kind": "address_rewritten"}, 4),
             ("ray_webhook_denials_total", {"rule": "duplicate-mount"}, 1),
             ("ray_webhook_warnings_total", {}, 1),
             ("certwatcher_read_certificate_total", {}, 1),
+            ("controller_runtime_webhook_requests_total", {"webhook": "/admit", "code": "200"}, 1),
+            ("ray_webhook_serving_certificate_expiration_timestamp_seconds", {},
+             not_after(os.path.join(work, "certs", "tls.crt"))),
         ]
         for name, labels, value in expect:
             got = metric(text, name, **labels)
@@ -1105,6 +1121,47 @@ def case_ipv6_api(work):
             server.stop()
             mock.terminate()
             mock.wait(timeout=10)
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def promql_metric_names(expr):
+    """The metric names a PromQL expression selects: identifiers right before a {...} selector."""
+    return set(re.findall(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\{", expr))
+
+
+def case_monitoring(work):
+    """The chart's dashboard and alerting rules name only metrics the server exports."""
+    token = os.path.join(work, "token")
+    with open(token, "w") as f:
+        f.write("mock-token")
+    mock, port = start_mock(work)
+    server = Server(work, "--kube-api-server", f"https://127.0.0.1:{port}", "--kube-ca-file",
+                    f"{work}/certs/ca.crt", "--kube-token-file", token, "--audit-interval", "1s")
+    try:
+        text = server.get("/metrics")[2].decode()
+        families = dict(re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M))
+        # A histogram's series are NAME_bucket, NAME_sum and NAME_count.
+        exported = set(families) | {f"{n}_{s}" for n, t in families.items() if t == "histogram"
+                                    for s in ("bucket", "sum", "count")}
+        with open(os.path.join(REPO, "charts", "ray-webhook", "files", "dashboard.json")) as f:
+            dashboard = json.load(f)
+        exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+        named = set().union(*(promql_metric_names(e) for e in exprs))
+        check(len(exprs) >= 10 and len(named) >= 10, f"the dashboard has {len(exprs)} queries over {len(named)} metrics")
+        check(named <= exported, f"every dashboard query names an exported metric (not: {sorted(named - exported)})")
+        with open(os.path.join(REPO, "charts", "ray-webhook", "files", "alerts.rules.yaml")) as f:
+            rules = f.read()
+        ours = {n for n in promql_metric_names(rules) if n.startswith(("ray_webhook_", "controller_runtime_", "certwatcher_"))}
+        check(len(ours) >= 5 and ours <= exported,
+              f"the alerting rules name {len(ours)} of ray-webhook's metrics, all exported (not: {sorted(ours - exported)})")
+        check("ray_webhook_serving_certificate_expiration_timestamp_seconds" in families and "ray_webhook_audit_findings" in families,
+              "the certificate's expiration and the audit's gauges are exported")
+    finally:
+        server.stop()
+        mock.terminate()
+        mock.wait(timeout=10)
 
 
 def rsa_leaf(workdir, name):

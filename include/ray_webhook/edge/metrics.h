@@ -5,7 +5,9 @@
 // controller_runtime_webhook_latency_seconds{webhook},
 // controller_runtime_webhook_requests_in_flight{webhook}), its certificate
 // watcher counters (certwatcher_read_certificate_total and _errors_total),
-// and the project's own ray_webhook_* counters; with the periodic audit on
+// the serving certificate's notAfter
+// (ray_webhook_serving_certificate_expiration_timestamp_seconds), and the
+// project's own ray_webhook_* counters; with the periodic audit on
 // (--audit-interval, EnableAudit), its gauges ray_webhook_audit_findings{rule}
 // (every rule, zeros included), ray_webhook_rayclusters_with_extra_heads and
 // ray_webhook_audit_last_success_timestamp_seconds, and the counter
@@ -48,6 +50,8 @@ class Metrics {
   // What a review decided: mutations by kind, denials by rule, warnings.
   void CountDecision(const Decision& decision);
   void CountCertificateRead(bool ok);
+  // The notAfter of the certificate in service, as Unix time.
+  void SetCertificateExpiration(std::int64_t not_after);
   void CountHeadLookup(bool ok);
   void CountConnectionsCut(std::size_t n);
   // Connections closed for a new one at --max-connections, and new ones
@@ -91,6 +95,7 @@ class Metrics {
   prometheus::Counter* warnings_;
   prometheus::Counter* cert_reads_;
   prometheus::Counter* cert_read_errors_;
+  prometheus::Gauge* cert_expiration_;
   prometheus::Counter* lookups_ok_;
   prometheus::Counter* lookups_failed_;
   prometheus::Counter* connections_cut_;

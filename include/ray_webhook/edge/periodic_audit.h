@@ -6,19 +6,23 @@
 // cluster delays no review. Each run sets the audit gauges (Metrics) from a
 // report that read the whole cluster; a run that fails counts a failure,
 // logs why (once per distinct reason) and leaves the gauges at the last good
-// result. Stop() (and the destructor) wakes the thread and joins it; a run in
+// result. With a report API, each good report is also written as policy
+// reports (ReportWriter); a write that fails is logged once per reason and
+// tried again on the next run. Stop() (and the destructor) wakes the thread and joins it; a run in
 // progress stops between pages, so Stop() waits at most one page's timeout.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "metrics.h"
 #include "ray_webhook/core/policy_config.h"
 #include "ray_webhook/edge/cluster_audit.h"
+#include "ray_webhook/edge/report_writer.h"
 #include "ray_webhook/kube/kube_api_client.h"
 #include "ray_webhook/mutex.h"
 
@@ -26,7 +30,8 @@ namespace ray_webhook {
 
 class PeriodicAudit {
  public:
-  PeriodicAudit(KubeApiClient& client, PolicyConfig policy, std::chrono::milliseconds interval, Metrics& metrics);
+  PeriodicAudit(KubeApiClient& client, PolicyConfig policy, std::chrono::milliseconds interval, Metrics& metrics,
+                std::optional<ReportApi> reports = std::nullopt);
   ~PeriodicAudit();
   PeriodicAudit(const PeriodicAudit&) = delete;
   PeriodicAudit& operator=(const PeriodicAudit&) = delete;
@@ -45,7 +50,9 @@ class PeriodicAudit {
   Mutex mutex_;  // for wake_ alone: stopping_ is atomic
   std::condition_variable wake_;
   std::atomic<bool> stopping_{false};
-  std::string last_error_;  // the thread's own
+  std::optional<ReportWriter> reports_;
+  std::string last_error_;         // the thread's own
+  std::string last_report_error_;  // the thread's own
   std::thread thread_;
 };
 

@@ -8,8 +8,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 
+#include "ray_webhook/audit/policy_report.h"
 #include "ray_webhook/core/policy_config.h"
 #include "ray_webhook/kube/kube_api_client.h"
 #include "ray_webhook/tls/tls_config.h"
@@ -47,6 +49,9 @@ struct ServerConfig {
   // /metrics): how long between the end of one run and the start of the next;
   // 0 is off. Needs the Kubernetes API and list RBAC (deploy/overlays/audit).
   std::chrono::milliseconds audit_interval{0};
+  // Where the periodic audit also writes its findings as policy reports
+  // (ReportWriter); nullopt: the gauges alone.
+  std::optional<ReportApi> audit_reports = ReportApi::kOpenReports;
 
   TlsConfig tls;
   // For the second-head lookup; unconfigured outside a cluster unless flags say otherwise.

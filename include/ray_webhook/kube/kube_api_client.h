@@ -1,6 +1,7 @@
 // KubeApiClient: the Kubernetes API calls of ray-webhook: listing the head
-// Pods of a RayCluster (every head review), and any GET (the audit's lists,
-// ListPages in paged_list.h).
+// Pods of a RayCluster (every head review), any GET (the audit's lists,
+// ListPages in paged_list.h), and any other call with a body (the audit's
+// policy reports, ReportWriter).
 //
 // Contract: GET /api/v1/namespaces/NS/pods?labelSelector=ray.io/cluster=C,ray.io/node-type=head
 // over HTTPS with TLS verification always on (the configured CA, read anew
@@ -57,6 +58,9 @@ class KubeApiClient {
     std::string body;
   };
   Result<Answer> Get(std::string_view path, std::chrono::milliseconds deadline, std::size_t max_answer_bytes);
+  // METHOD of path with BODY of CONTENT_TYPE (none when empty), as Get.
+  Result<Answer> Send(std::string_view method, std::string_view path, std::string_view content_type,
+                      std::string_view body, std::chrono::milliseconds deadline, std::size_t max_answer_bytes);
 
   const KubeApiConfig& config() const;
 

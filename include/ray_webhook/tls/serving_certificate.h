@@ -13,6 +13,7 @@
 
 #include <openssl/ssl.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,9 @@ class ServingCertificate {
 
   // Subject and notAfter of the pair in service, for logs.
   std::string Describe() const;
+
+  // The leaf's notAfter as Unix time; 0 when no pair is in service.
+  std::int64_t NotAfterUnixSeconds() const;
 
  private:
   struct Pair;

@@ -49,8 +49,16 @@ func (r *Running) installDeploy() error {
 	if _, err := r.kubectl("", "create", "-f", filepath.Join(dir, "deploy", "crds")); err != nil {
 		return fmt.Errorf("cert-manager's CRDs: %v", err)
 	}
+	// The Open Reports API's, where the periodic audit writes its policy reports (TestAudit).
+	reports, err := moduleDir(filepath.Join(r.opts.E2EDir, "crds"), "github.com/openreports/reports-api")
+	if err != nil {
+		return err
+	}
+	if _, err := r.kubectl("", "create", "-f", filepath.Join(reports, "config", "crd")); err != nil {
+		return fmt.Errorf("the Open Reports CRDs: %v", err)
+	}
 	if _, err := r.kubectl("", "wait", "--for", "condition=established", "--timeout=60s",
-		"crd/certificates.cert-manager.io", "crd/issuers.cert-manager.io"); err != nil {
+		"crd/certificates.cert-manager.io", "crd/issuers.cert-manager.io", "crd/reports.openreports.io"); err != nil {
 		return err
 	}
 	items, err := r.renderDeploy()

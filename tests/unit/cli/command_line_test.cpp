@@ -213,6 +213,11 @@ TEST(CommandLine, AuditFiles) {
   EXPECT_EQ(r->audit_inputs, (std::vector<std::string>{"a.json", "-", "b.yaml"}));
   EXPECT_EQ(r->audit_output, AuditOutput::kJson);
   EXPECT_EQ(r->config.policy.cluster_domain, "example.internal");
+  auto reports = Parse({"audit", "-o", "report", "--report-api", "wgpolicyk8s.io/v1alpha2", "a.json"});
+  ASSERT_TRUE(reports.ok()) << reports.error();
+  EXPECT_EQ(reports->audit_output, AuditOutput::kReport);
+  EXPECT_EQ(reports->report_api, ReportApi::kWgPolicy);
+  EXPECT_EQ(Parse({"audit", "-o", "report", "a.json"})->report_api, ReportApi::kOpenReports);
   // Files win over an in-cluster environment.
   auto in_cluster =
       Parse({"audit", "x.yaml"}, {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
@@ -241,7 +246,10 @@ TEST(CommandLine, AuditTheApiWithTheFlagsOfServe) {
 TEST(CommandLine, AuditUsageErrors) {
   EXPECT_EQ(Parse({"audit"}).error(),
             "audit: nothing to read: give files (or - for stdin), or --kube-api-server (or run in a cluster)");
-  EXPECT_EQ(Parse({"audit", "-o", "yaml", "x"}).error(), "audit: --output must be table or json; got \"yaml\"");
+  EXPECT_EQ(Parse({"audit", "-o", "yaml", "x"}).error(), "audit: --output must be table, json or report; got \"yaml\"");
+  EXPECT_EQ(
+      Parse({"audit", "-o", "report", "--report-api", "wgpolicyk8s.io/v1beta1", "x"}).error(),
+      "audit: --report-api must be openreports.io/v1alpha1 or wgpolicyk8s.io/v1alpha2; got \"wgpolicyk8s.io/v1beta1\"");
   EXPECT_EQ(Parse({"audit", "x", "--kube-api-server", "https://h"}).error(),
             "audit: give files or the Kubernetes API flags, not both");
   EXPECT_EQ(Parse({"audit", "--port", "1"}).error(), "audit: unknown flag --port");
