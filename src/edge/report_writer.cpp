@@ -10,8 +10,8 @@ namespace {
 constexpr std::size_t kMaxAnswerBytes = 64 * 1024 * 1024;
 
 std::string Failed(const std::string& what, const KubeApiClient::Answer& answer) {
-  std::string why = what + ": the Kubernetes API answered " + std::to_string(answer.status) + ": " +
-                    ApiErrorMessage(answer.body);
+  std::string why =
+      what + ": the Kubernetes API answered " + std::to_string(answer.status) + ": " + ApiErrorMessage(answer.body);
   // A 404 that is not about a namespace: the kind is not served, its CustomResourceDefinition is missing.
   if (answer.status == 404 && why.find("namespaces \"") == std::string::npos) {
     why += " (is the report kind's CustomResourceDefinition installed?)";

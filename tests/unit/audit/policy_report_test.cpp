@@ -56,7 +56,9 @@ TEST(PolicyReports, ThePolicyWorkingGroupsApiHasNoReportLevelSource) {
   EXPECT_EQ(reports[0]["results"][0]["source"], "ray-webhook");
 }
 
-TEST(PolicyReports, NoFindingsNoReports) { EXPECT_TRUE(PolicyReports(AuditReport{}, ReportApi::kOpenReports, 1).empty()); }
+TEST(PolicyReports, NoFindingsNoReports) {
+  EXPECT_TRUE(PolicyReports(AuditReport{}, ReportApi::kOpenReports, 1).empty());
+}
 
 TEST(PolicyReports, ApisAndSeverities) {
   EXPECT_EQ(ParseReportApi("openreports.io/v1alpha1"), ReportApi::kOpenReports);
