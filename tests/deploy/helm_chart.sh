@@ -92,7 +92,7 @@ drifts=(
   "chart|values.yaml|0,/^drainDelay: 5s/s//drainDelay: 6s/|args[2]: kustomize \"--drain-delay=5s\", chart \"--drain-delay=6s\""
   "chart|values.yaml|0,/    memory: 256Mi/s//    memory: 512Mi/|resources.limits.memory"
   "chart|values.yaml|0,/  timeoutSeconds: 5/s//  timeoutSeconds: 10/|webhooks[0].timeoutSeconds"
-  "chart|values.yaml|0,/    failurePolicy: Ignore/s//    failurePolicy: Fail/|webhooks[1].failurePolicy"
+  "chart|values.yaml|0,/    failurePolicy: Ignore/s//    failurePolicy: Fail/|webhooks[0].failurePolicy"
   "chart|values.yaml|0,/^  port: 443/s//  port: 8443/|spec.ports[0].port"
   "chart|templates/_helpers.tpl|0,/app.kubernetes.io\/component: admission-webhook/s//app.kubernetes.io\/component: webhook/|spec.selector.matchLabels.app.kubernetes.io/component"
   "chart|templates/_helpers.tpl|0,/^app.kubernetes.io\/part-of: ray-webhook\$/s//app.kubernetes.io\/part-of: ray/|metadata.labels.app.kubernetes.io/part-of"
