@@ -1074,13 +1074,19 @@ def head_review(cluster):
     return json.dumps(review).encode()
 
 
-def case_lookup_deadline(work):
+def server_with_mock_api(work, *flags):
+    """The mock Kubernetes API and a server that reaches it with its token: (server, mock)."""
     token = os.path.join(work, "token")
     with open(token, "w") as f:
         f.write("mock-token")
     mock, port = start_mock(work)
     server = Server(work, "--kube-api-server", f"https://127.0.0.1:{port}", "--kube-ca-file",
-                    f"{work}/certs/ca.crt", "--kube-token-file", token, "--kube-api-timeout", "20s")
+                    f"{work}/certs/ca.crt", "--kube-token-file", token, *flags)
+    return server, mock
+
+
+def case_lookup_deadline(work):
+    server, mock = server_with_mock_api(work, "--kube-api-timeout", "20s")
     try:
         status, _, body = server.post("/validate", head_review("live-head"))
         check(status == 200 and json.loads(body)["response"]["allowed"] is False, "the lookup reaches the mock API")
@@ -1133,12 +1139,7 @@ def promql_metric_names(expr):
 
 def case_monitoring(work):
     """The chart's dashboard and alerting rules name only metrics the server exports."""
-    token = os.path.join(work, "token")
-    with open(token, "w") as f:
-        f.write("mock-token")
-    mock, port = start_mock(work)
-    server = Server(work, "--kube-api-server", f"https://127.0.0.1:{port}", "--kube-ca-file",
-                    f"{work}/certs/ca.crt", "--kube-token-file", token, "--audit-interval", "1s")
+    server, mock = server_with_mock_api(work, "--audit-interval", "1s")
     try:
         text = server.get("/metrics")[2].decode()
         families = dict(re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M))
