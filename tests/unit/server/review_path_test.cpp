@@ -27,6 +27,14 @@ class ReviewPathTest : public ::testing::Test {
     return path.Review(HttpRequest{head_, body_, 0, peer_}, endpoint);
   }
 
+  // An API that cannot be reached, for the reviews that need the head lookup.
+  static KubeApiConfig UnreachableApi() {
+    KubeApiConfig api;
+    api.server = "https://127.0.0.1:1";
+    api.timeout = std::chrono::milliseconds(200);
+    return api;
+  }
+
   PolicyConfig policy_;
   ReviewDecoderPool decoders_;
   Metrics metrics_;
@@ -58,9 +66,7 @@ TEST_F(ReviewPathTest, ABadBodyIs400) {
 // A head Pod on /validate needs the lookup: the answer comes from the Deferred,
 // here with an API that cannot be reached, which the policy decides on.
 TEST_F(ReviewPathTest, AReviewThatNeedsTheLookupIsDeferredAndFinishedByIt) {
-  KubeApiConfig api;
-  api.server = "https://127.0.0.1:1";
-  api.timeout = std::chrono::milliseconds(200);
+  const KubeApiConfig api = UnreachableApi();
   KubeApiClient kube(api);
   ReviewPath path(policy_, decoders_, metrics_, &kube, api.timeout);
   const std::string head = ReadFixture("reviews/head-already-named.json");
@@ -80,9 +86,7 @@ TEST_F(ReviewPathTest, AReviewThatNeedsTheLookupIsDeferredAndFinishedByIt) {
 // /admit does both in one call: a head Pod's lookup is deferred as on
 // /validate, and the review is counted under its own path.
 TEST_F(ReviewPathTest, AnAdmitReviewOfAHeadIsDeferredAndCountedUnderAdmit) {
-  KubeApiConfig api;
-  api.server = "https://127.0.0.1:1";
-  api.timeout = std::chrono::milliseconds(200);
+  const KubeApiConfig api = UnreachableApi();
   KubeApiClient kube(api);
   ReviewPath path(policy_, decoders_, metrics_, &kube, api.timeout);
   Handled h = Review(path, "/admit?timeout=10s", ReadFixture("reviews/head-already-named.json"), Endpoint::kAdmit);
