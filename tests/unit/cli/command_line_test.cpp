@@ -198,6 +198,7 @@ TEST(CommandLine, ReviewHelpVersion) {
   EXPECT_EQ(r->kind, CommandKind::kReview);
   EXPECT_EQ(r->endpoint, Endpoint::kValidate);
   EXPECT_EQ(r->input, "in.json");
+  EXPECT_EQ(Parse({"review", "--admit", "in.json"})->endpoint, Endpoint::kAdmit);
   auto stdin_review = Parse({"review", "--mutate"});
   ASSERT_TRUE(stdin_review.ok());
   EXPECT_EQ(stdin_review->input, "-");
