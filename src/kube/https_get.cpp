@@ -212,11 +212,6 @@ std::optional<HttpsTarget> ParseHttpsUrl(std::string_view url) {
   return t;
 }
 
-Result<HttpsAnswer> HttpsGet(const HttpsTarget& target, std::string_view path, const HttpHeaders& headers,
-                             const std::string& ca_file, Clock::time_point deadline, std::size_t max_answer_bytes) {
-  return HttpsRequest(target, "GET", path, headers, {}, ca_file, deadline, max_answer_bytes);
-}
-
 Result<HttpsAnswer> HttpsRequest(const HttpsTarget& target, std::string_view method, std::string_view path,
                                  const HttpHeaders& headers, std::string_view body, const std::string& ca_file,
                                  Clock::time_point deadline, std::size_t max_answer_bytes) {

@@ -1,5 +1,5 @@
-// HttpsGet: one HTTPS GET (HttpsRequest: any method, with a body) whose whole
-// call, from connect to the last byte of the answer, ends by a deadline.
+// HttpsRequest: one HTTPS request (a GET, or any method with a body) whose
+// whole call, from connect to the last byte of the answer, ends by a deadline.
 //
 // Contract: connects to the target (an IPv4 or IPv6 literal, or a name),
 // verifies the server's certificate against ca_file (the system's CAs when
@@ -40,12 +40,8 @@ struct HttpsAnswer {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
-Result<HttpsAnswer> HttpsGet(const HttpsTarget& target, std::string_view path, const HttpHeaders& headers,
-                             const std::string& ca_file, std::chrono::steady_clock::time_point deadline,
-                             std::size_t max_answer_bytes);
-
-// The same exchange with METHOD, sending BODY with its Content-Length
-// (none for a GET without a body).
+// METHOD of PATH, sending BODY with its Content-Length (none for a GET
+// without a body).
 Result<HttpsAnswer> HttpsRequest(const HttpsTarget& target, std::string_view method, std::string_view path,
                                  const HttpHeaders& headers, std::string_view body, const std::string& ca_file,
                                  std::chrono::steady_clock::time_point deadline, std::size_t max_answer_bytes);

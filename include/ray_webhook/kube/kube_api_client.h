@@ -7,7 +7,7 @@
 // over HTTPS with TLS verification always on (the configured CA, read anew
 // for each call), a bearer token read from a file and re-read whenever the
 // file changes (bound service-account tokens rotate), and one deadline for
-// the whole call (HttpsGet): the configured timeout, or less. Never
+// the whole call (HttpsRequest): the configured timeout, or less. Never
 // throws: every failure (connect, TLS, timeout, non-200, bad body) comes back
 // as an error with a one-line reason. Safe to call from many
 // threads at once.
