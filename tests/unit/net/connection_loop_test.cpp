@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -281,6 +282,26 @@ TEST_F(ConnectionLoopTest, PipelinedRequestsAreAnsweredInOrderAndNoBodyIsReadAsA
   EXPECT_EQ(BodyOf(c->Answer()), "re:/b:");
   EXPECT_EQ(BodyOf(c->Answer()), "re:/c:3");
   EXPECT_EQ(exchange_.Seen(), (std::vector<std::string>{"/a", "/b", "/c"}));
+}
+
+// One loop, one client with thousands of requests already in its socket: a request of another client
+// that arrives meanwhile is taken after a few more of them (kRequestsPerTurn), not after all.
+TEST_F(ConnectionLoopTest, APipeliningClientTakesTurnsWithTheOthersOnItsLoop) {
+  Begin({}, false);
+  Client flood(port_), other(port_);
+  ASSERT_TRUE(flood.Handshake() && other.Handshake());
+  constexpr long kPipelined = 20000;
+  std::string batch;
+  for (long i = 0; i < kPipelined; ++i) batch += Get("/flood");
+  ASSERT_TRUE(flood.Send(batch));
+  ASSERT_TRUE(other.Send(Get("/other")));
+  const long taken_before = static_cast<long>(exchange_.Seen().size());
+  EXPECT_EQ(BodyOf(other.Answer()), "re:/other:");
+  const std::vector<std::string> seen = exchange_.Seen();
+  const long other_at = std::find(seen.begin(), seen.end(), "/other") - seen.begin();
+  ASSERT_LT(taken_before, kPipelined - 1000) << "the loop had taken nearly all pipelined requests already";
+  EXPECT_LT(other_at - taken_before, 100) << "the other request waited for " << other_at - taken_before
+                                          << " pipelined ones after it arrived";
 }
 
 TEST_F(ConnectionLoopTest, ARequestThatWaitsIsAnsweredOnAWorkerWithoutHoldingTheLoop) {
