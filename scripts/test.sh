@@ -18,6 +18,8 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 total=0
+# phase TITLE: a heading with the seconds since the start, so a slow run shows where it went.
+phase() { echo "== [$(printf '%5d' "$SECONDS") s] $*"; }
 # ctest_in DIR ARGS...: runs CTest, adds its test count to the total.
 ctest_in() {
   local dir="$1"; shift
@@ -41,27 +43,32 @@ if [ "${1:-}" != "--quick" ]; then
   # (|| true: the trap's last status is the script's, and the build has usually ended)
   trap 'rm -f "$log" "$go_build_log"; kill "$go_build_pid" 2>/dev/null || true' EXIT
 fi
+phase "the build (scripts/build.sh --test: profile-guided)"
 bash scripts/build.sh --test
 
+phase "the format and lock checks, then CTest"
 bash scripts/check-format.sh
 total=$((total + 1))
 bash scripts/check-thread-safety.sh build
 total=$((total + 1))
 ctest_in build
 if [ "${1:-}" != "--quick" ]; then
-  echo "== unit, integration and replay tests under AddressSanitizer and UBSan"
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAY_WEBHOOK_SANITIZE=ON >/dev/null
+  phase "unit, integration and replay tests under AddressSanitizer and UBSan"
+  # -O1 -g1, as the sanitizers' own documentation builds: reports keep their file:line frames, and
+  # the build takes about half the compile time of -O2 -g (bench/journal/67-cold-run.md).
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DRAY_WEBHOOK_SANITIZE=ON >/dev/null
   cmake --build build-asan -j"${JOBS:-2}"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest_in build-asan -E '^(deploy|schema|server\.)'
   # A shutdown under load exits 0 under the sanitizers too (leaks included: LeakSanitizer's exit is 23).
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest_in build-asan \
     -R '^server\.(sigterm_drain|shutdown_under_load|expect_continue|probes_with_mtls)$'
 
-  echo "== fuzzing the review entry point for ${FUZZ_SECONDS:-60} s"
+  phase "fuzzing the review entry point for ${FUZZ_SECONDS:-60} s"
   bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
   total=$((total + 1))
 
-  echo "== the image users install (scripts/image.sh: debootstrap base, buildah), checked (tests/image/)"
+  phase "the image users install (scripts/image.sh: debootstrap base, buildah), checked (tests/image/)"
   # The binary step 1 built from this tree goes into the image as it is (BINARY=context).
   IMAGE_BINARY=build/ray-webhook bash scripts/image.sh
   version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' CMakeLists.txt)"
@@ -72,11 +79,13 @@ if [ "${1:-}" != "--quick" ]; then
     total=$((total + n))
   done
 
-  echo "== end to end: a real cluster and KubeRay operators built from Go modules (scripts/e2e.sh)"
+  phase "end to end: a real cluster and KubeRay operators built from Go modules (scripts/e2e.sh)"
   wait "$go_build_pid" || { cat "$go_build_log"; echo "scripts/e2e.sh --build failed"; exit 1; }
   cat "$go_build_log"
+  phase "the end-to-end suite"
   E2E_IMAGE="build/image/ray-webhook-$version.oci.tar" E2E_GO_P="${E2E_GO_P:-2}" bash scripts/e2e.sh | tee "$log"
   n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
   total=$((total + ${n:-0}))
 fi
+phase "done"
 echo "scripts/test.sh: $total passed, 0 failed"
