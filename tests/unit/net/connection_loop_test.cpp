@@ -300,8 +300,8 @@ TEST_F(ConnectionLoopTest, APipeliningClientTakesTurnsWithTheOthersOnItsLoop) {
   const std::vector<std::string> seen = exchange_.Seen();
   const long other_at = std::find(seen.begin(), seen.end(), "/other") - seen.begin();
   ASSERT_LT(taken_before, kPipelined - 1000) << "the loop had taken nearly all pipelined requests already";
-  EXPECT_LT(other_at - taken_before, 100) << "the other request waited for " << other_at - taken_before
-                                          << " pipelined ones after it arrived";
+  EXPECT_LT(other_at - taken_before, 100)
+      << "the other request waited for " << other_at - taken_before << " pipelined ones after it arrived";
 }
 
 TEST_F(ConnectionLoopTest, ARequestThatWaitsIsAnsweredOnAWorkerWithoutHoldingTheLoop) {
