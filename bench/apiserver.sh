@@ -2,7 +2,6 @@
 # What a webhook adds to a Pod creation, measured by the API server itself.
 #
 #   bench/apiserver.sh [--pods N] [--rate R] [--clients C] [--flat-clients C] [--rounds K] [--workers W]
-#                      [--profile DIR]
 #
 # On the end-to-end control plane (scripts/e2e.sh --up: etcd, kube-apiserver,
 # ray-webhook installed from deploy/ and reached through its Service), creates
@@ -48,11 +47,6 @@
 # operator has every worker stored, as a watch sees them (podload -scale); then
 # the medians.
 #
-# With --profile DIR, last: for none, null-1, null-patch and ray-webhook, a
-# 5-second CPU profile of kube-apiserver (its /debug/pprof) during a flat-out
-# run, written to DIR with `go tool pprof -top` of it, and the API server's
-# CPU milliseconds per created Pod.
-#
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md); builds
 # what is missing: build/ray-webhook (scripts/build.sh), the e2e binaries, and
 # the peers into build-bench/peers/.
@@ -66,7 +60,6 @@ clients=16
 flat_clients=8
 rounds=3
 workers=300
-profile_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --pods) pods="$2"; shift 2 ;;
@@ -75,7 +68,6 @@ while [ $# -gt 0 ]; do
     --flat-clients) flat_clients="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
-    --profile) profile_dir="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "apiserver.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -362,30 +354,3 @@ scale_median() { awk -F'\t' -v s="$1" '$1 == s { print $2 }' "$tmp/scale" | medi
 echo "against none: ray-webhook $(ratio "$(scale_median ray-webhook)" "$(scale_median none)")x the time," \
   "ray-webhook-settled $(ratio "$(scale_median ray-webhook-settled)" "$(scale_median none)")x"
 
-# ---- where the API server's CPU goes (--profile DIR)
-[ -n "$profile_dir" ] || exit 0
-kill "$operator_pid" 2>/dev/null
-operator_pid=""
-echo
-echo "kube-apiserver's CPU during a flat-out run of $((pods * 4)) creations (5 s profiles in $profile_dir)"
-for s in none null-1 null-patch ray-webhook; do
-  setup "$s"
-  ns="profile-$((++turn))"
-  kc create namespace "$ns" >/dev/null
-  "$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
-    -namespace "$ns" -cluster rc-bench -max "$((pods * 4))" -duration 600s -c "$flat_clients" \
-    -scheduler-name "$unscheduled" >"$tmp/profile-load" &
-  load_pid=$!
-  sleep 1
-  before="$(kc get --raw "/api/v1/namespaces/$ns/pods?limit=1" | jq -r '.metadata.remainingItemCount // 0')"
-  kc get --raw "/debug/pprof/profile?seconds=5" >"$profile_dir/$s.pprof"
-  after="$(kc get --raw "/api/v1/namespaces/$ns/pods?limit=1" | jq -r '.metadata.remainingItemCount // 0')"
-  wait "$load_pid"
-  go tool pprof -top -nodecount=40 "$profile_dir/$s.pprof" >"$profile_dir/$s.top.txt" 2>/dev/null
-  go tool pprof -top -cum -nodecount=80 "$profile_dir/$s.pprof" >"$profile_dir/$s.cum.txt" 2>/dev/null
-  cpu="$(sed -n 's/.*Total samples = \([0-9.]*\)\(m*s\).*/\1 \2/p' "$profile_dir/$s.top.txt" |
-    awk '{ print ($2 == "ms") ? $1 / 1000 : $1 }')"
-  printf '%-18s %6.2f CPU-s in 5 s, %d Pods created: %5.2f ms of CPU per Pod\n' "$s" "$cpu" "$((after - before))" \
-    "$(echo "scale=3; $cpu * 1000 / ($after - $before)" | bc)"
-  kc delete namespace "$ns" --wait=false >/dev/null
-done

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -100,6 +102,7 @@ func settledWorkersCondition(t *testing.T) {
 	t.Cleanup(func() { _ = hooks.Delete(context.Background(), config.Name, metav1.DeleteOptions{}) })
 
 	pods := c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
+	accounts := c.Kube.CoreV1().ServiceAccounts(ns)
 	called := func(object map[string]any) (bool, string) {
 		pod := &unstructured.Unstructured{Object: object}
 		pod.SetNamespace(ns)
@@ -108,11 +111,27 @@ func settledWorkersCondition(t *testing.T) {
 		if pod.GetName() == "" && pod.GetGenerateName() == "" {
 			pod.SetGenerateName("settled-")
 		}
+		// The ServiceAccount admission plugin, which runs before the webhooks, refuses a Pod whose
+		// account does not exist; the account is made so that the Pod gets as far as the webhooks.
+		if account, _, _ := unstructured.NestedString(object, "spec", "serviceAccountName"); account != "" {
+			_, err := accounts.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: account}}, metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatalf("ServiceAccount %s: %v", account, err)
+			}
+		}
 		_, err := pods.Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil {
 			return false, "created"
 		}
-		return strings.Contains(err.Error(), settledOracle), err.Error()
+		if strings.Contains(err.Error(), settledOracle) {
+			return true, err.Error()
+		}
+		// Not called, so the Pod passed the stand-in: refused by ray-webhook, or by the API
+		// server's validation after the mutating webhooks. Anything else stopped it before them.
+		if !strings.Contains(err.Error(), "ray-webhook") && !apierrors.IsInvalid(err) {
+			t.Errorf("%s never reached the webhooks: %v", pod.GetName()+pod.GetGenerateName(), err)
+		}
+		return false, err.Error()
 	}
 	// The configuration is in force once a worker with no env at all is sent.
 	bare := map[string]any{"apiVersion": "v1", "kind": "Pod",
