@@ -9,6 +9,9 @@
 # turn:
 #   ray-webhook          as deploy/ installs it (the shipped configurations:
 #                        one call per Ray Pod, /admit);
+#   ray-webhook-settled  the same, with the chart's skipSettledWorkers condition
+#                        (charts/ray-webhook/files/settled-worker.cel): no call
+#                        for a worker that needs nothing;
 #   ray-webhook-2        the same server called twice per Ray Pod, /mutate and
 #                        then /validate from a validating entry (webhooks.podCalls=two);
 #   controller-runtime   bench/peers' controller-runtime-peer on the same
@@ -18,6 +21,9 @@
 #                        called once (the shipped configurations) or twice (as
 #                        ray-webhook-2): what the API server's own webhook
 #                        client and TLS cost per call, with no webhook work;
+#   null-patch           the same nginx, called once, answering every review
+#                        with the patch ray-webhook answers for these Pods: what
+#                        the API server pays to apply a mutation;
 #   none                 the webhook configurations deleted;
 # each --rounds times (default 3), starting with another one every round. A
 # turn is two runs of --pods creations (default 2,000) into a fresh
@@ -34,11 +40,12 @@
 # review time from its /metrics (controller_runtime_webhook_latency_seconds,
 # first bucket 0.1 ms). Then the medians per setup and mode.
 #
-# Then ray-webhook, ray-webhook-2, null-1 and none, --rounds times each, for
+# Then ray-webhook, ray-webhook-settled, ray-webhook-2, null-1 and none, --rounds times each, for
 # KubeRay v1.6.2 (the e2e suite's operator): a RayCluster whose worker group
 # (tolerating the KWOK node, so its Pods are scheduled and run) is scaled from
 # 0 to --workers (default 300), and the time from the scale-up until the
-# operator has every worker stored; then the medians.
+# operator has every worker stored, as a watch sees them (podload -scale); then
+# the medians.
 #
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md); builds
 # what is missing: build/ray-webhook (scripts/build.sh), the e2e binaries, and
@@ -113,6 +120,21 @@ jq --slurpfile m "$tmp/1-mutatingwebhookconfiguration.json" '.webhooks = [$m[0].
     | .name = "validate.pods.ray-webhook.io" | .clientConfig.service.path = "/validate" | del(.reinvocationPolicy)]
     + .webhooks' "$tmp/1-validatingwebhookconfiguration.json" >"$tmp/2-validatingwebhookconfiguration.json"
 
+# null-patch's answer: the patch ray-webhook answers for podload's Pod (the
+# namespace in it is one of the runs'; its length, and so the cost, is the same).
+worker_patch="$(jq -n --argjson pod "$("$PODLOAD" -print-pod -cluster rc-bench)" '{apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview", request: {uid: "00000000-0000-0000-0000-000000000001", operation: "CREATE",
+    kind: {group: "", version: "v1", kind: "Pod"}, resource: {group: "", version: "v1", resource: "pods"},
+    namespace: "bench-1", object: $pod}}' |
+  "${ray_webhook_argv[0]}" review --admit --cluster-domain "${cluster_domain:-cluster.local}" - | jq -r '.response.patch // empty')"
+[ -n "$worker_patch" ] || { echo "apiserver.sh: ray-webhook answered podload's Pod with no patch" >&2; exit 1; }
+
+# One call, and no call for a settled worker: the chart's condition on the mutating entry.
+jq --rawfile cel charts/ray-webhook/files/settled-worker.cel \
+  '.webhooks[0].matchConditions = [{name: "not-a-settled-worker", expression: ($cel | rtrimstr("\n"))}]' \
+  "$tmp/1-mutatingwebhookconfiguration.json" >"$tmp/1s-mutatingwebhookconfiguration.json"
+cp "$tmp/1-validatingwebhookconfiguration.json" "$tmp/1s-validatingwebhookconfiguration.json"
+
 webhook_curl() { # webhook_curl PATH [CURL_ARG...]: the server behind the Service's name and address
   local path="$1"
   shift
@@ -139,7 +161,7 @@ stop_server() {
 # controller_runtime_webhook_latency_seconds, whose buckets start at 0.1 ms.
 server_metrics() { webhook_curl /metrics; }
 installed=1
-configurations() { # configurations 1|2|none: Ray Pods reviewed in that many calls
+configurations() { # configurations 1|1s|2|none: Ray Pods reviewed in that many calls (1s: settled workers in none)
   [ "$installed" = "$1" ] && return 0
   kc delete --ignore-not-found mutatingwebhookconfiguration ray-webhook >/dev/null
   kc delete --ignore-not-found validatingwebhookconfiguration ray-webhook >/dev/null
@@ -148,14 +170,16 @@ configurations() { # configurations 1|2|none: Ray Pods reviewed in that many cal
 }
 setup() { # setup NAME: that server behind the Service, and the configurations for it
   case "$1" in
-    ray-webhook|ray-webhook-2|controller-runtime|null-1|null-2)
-      case "$1" in ray-webhook|null-1) configurations 1 ;; *) configurations 2 ;; esac
+    ray-webhook|ray-webhook-settled|ray-webhook-2|controller-runtime|null-1|null-2|null-patch)
+      case "$1" in ray-webhook|null-1|null-patch) configurations 1 ;; ray-webhook-settled) configurations 1s ;; *) configurations 2 ;; esac
       stop_server
-      if [ "${1%-2}" = ray-webhook ]; then
+      if is_ray_webhook "$1"; then
         CLUSTER_DOMAIN="$cluster_domain" "${ray_webhook_argv[@]}" >>"$tmp/ray-webhook.log" 2>&1 &
-      elif [ "${1%-?}" = null ]; then
+      elif [ "${1%-*}" = null ]; then
+        local patch=""
+        [ "$1" != null-patch ] || patch="$worker_patch"
         mkdir -p "$tmp/nginx"
-        sed -e "s|@RUN@|$tmp/nginx|g" -e "s|@DIR@|$root/bench/null-webhook|g" -e "s|@IP@|$WEBHOOK_IP|" \
+        sed -e "s|@RUN@|$tmp/nginx|g" -e "s|@PATCH@|$patch|" -e "s|@DIR@|$root/bench/null-webhook|g" -e "s|@IP@|$WEBHOOK_IP|" \
           -e "s|@PORT@|$WEBHOOK_PORT|" -e "s|@CERT@|$WEBHOOK_CERT_DIR/tls.crt|" -e "s|@KEY@|$WEBHOOK_CERT_DIR/tls.key|" \
           bench/null-webhook/nginx.conf.in >"$tmp/nginx/nginx.conf"
         nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" >>"$tmp/null.log" 2>&1 &
@@ -206,6 +230,11 @@ for name in sorted({n for n, _ in after}):
 PY
 }
 
+# The created Pods name a scheduler that does not run: they stay Pending at no
+# cost, where tens of thousands of unschedulable Pods would keep kube-scheduler
+# busy for the rest of the run.
+unscheduled=bench-no-scheduler
+is_ray_webhook() { case "$1" in ray-webhook|ray-webhook-settled|ray-webhook-2) return 0 ;; *) return 1 ;; esac; }
 turn=0
 raw="$tmp/raw"
 : >"$raw"
@@ -215,28 +244,34 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   kc -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
   if [ "$2" = rate ]; then c=$clients; r=$rate; else c=$flat_clients; fi
   kc get --raw /metrics >"$tmp/before"
-  [ "${1%-2}" = ray-webhook ] && server_metrics >"$tmp/server-before"
+  is_ray_webhook "$1" && server_metrics >"$tmp/server-before"
   out="$("$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
-    -namespace "$ns" -cluster rc-bench -max "$pods" -duration 600s -c "$c" -rate "$r")"
+    -namespace "$ns" -cluster rc-bench -max "$pods" -duration 600s -c "$c" -rate "$r" -scheduler-name "$unscheduled")"
   kc get --raw /metrics >"$tmp/after"
-  [ "${1%-2}" = ray-webhook ] && server_metrics >"$tmp/server-after"
+  is_ray_webhook "$1" && server_metrics >"$tmp/server-after"
   local created per p50 p99 failed hooks
   created="$(jq -r .created <<<"$out")"; failed="$(jq -r .failed <<<"$out")"
   per="$(jq -r '.per_second | . * 10 | round / 10' <<<"$out")"
   p50="$(jq -r .p50_ms <<<"$out")"; p99="$(jq -r .p99_ms <<<"$out")"
   hooks="$(quantiles "$tmp/before" "$tmp/after" apiserver_admission_webhook_admission_duration_seconds name |
     awk '{ printf "%s%s: %d calls, p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $2, $3, $4, $6, $5 }')"
-  if [ "${1%-2}" = ray-webhook ]; then
+  if is_ray_webhook "$1"; then
     hooks="$hooks | its own: $(quantiles "$tmp/server-before" "$tmp/server-after" controller_runtime_webhook_latency_seconds webhook |
       awk '{ printf "%s%s p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $3, $4, $6, $5 }')"
   fi
+  # The patch, where one is answered, is in the stored Pods.
+  local fq
+  fq="$(kc get --raw "/api/v1/namespaces/$ns/pods?limit=1" |
+    jq -r '[.items[0].spec.containers[0].env // [] | .[] | select(.name == "FQ_RAY_IP")] | length')"
+  case "$1" in none|null-1|null-2) [ "$fq" = 0 ] ;; *) [ "$fq" = 1 ] ;; esac ||
+    { echo "apiserver.sh: $1: a stored Pod has $fq FQ_RAY_IP entries" >&2; exit 1; }
   printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$per" "$p50" "$p99" >>"$raw"
   printf '%-18s %-5s %5d created, %d failed, %7.1f /s, round trip p50 %6.2f ms, p99 %6.2f ms | %s\n' \
     "$1" "$2" "$created" "$failed" "$per" "$p50" "$p99" "${hooks:-no webhook called}"
   [ "$failed" = 0 ] || jq -c '.failures[:3]' <<<"$out" >&2
 }
 
-setups=(ray-webhook ray-webhook-2 controller-runtime null-1 null-2 none)
+setups=(ray-webhook ray-webhook-settled ray-webhook-2 controller-runtime null-1 null-patch null-2 none)
 echo "$pods worker Pods per run; rate: $rate/s offered by $clients clients; flat: $flat_clients clients as fast as they can"
 for ((k = 0; k < rounds; k++)); do
   for ((j = 0; j < ${#setups[@]}; j++)); do
@@ -262,9 +297,13 @@ done
 med() { # med SETUP MODE COLUMN: the median of a column (3 per second, 4 p50, 5 p99)
   awk -F'\t' -v s="$1" -v m="$2" -v c="$3" '$1 == s && $2 == m { print $c }' "$raw" | median
 }
-echo "ray-webhook against null-1 at $rate/s offered: round trip p50 $(echo "scale=2; $(med ray-webhook rate 4) / $(med null-1 rate 4)" | bc)x," \
-  "p99 $(echo "scale=2; $(med ray-webhook rate 5) / $(med null-1 rate 5)" | bc)x;" \
-  "flat out against none: $(echo "scale=2; $(med ray-webhook flat 3) / $(med none flat 3)" | bc)x the creations per second"
+ratio() { echo "scale=2; $1 / $2" | bc; }
+echo "ray-webhook against null-1 at $rate/s offered: round trip p50 $(ratio "$(med ray-webhook rate 4)" "$(med null-1 rate 4)")x," \
+  "p99 $(ratio "$(med ray-webhook rate 5)" "$(med null-1 rate 5)")x;" \
+  "flat out against none: $(ratio "$(med ray-webhook flat 3)" "$(med none flat 3)")x the creations per second"
+echo "ray-webhook against null-patch (the same patch, no webhook work) at $rate/s offered:" \
+  "p50 $(ratio "$(med ray-webhook rate 4)" "$(med null-patch rate 4)")x, p99 $(ratio "$(med ray-webhook rate 5)" "$(med null-patch rate 5)")x;" \
+  "flat out $(ratio "$(med ray-webhook flat 3)" "$(med null-patch flat 3)")x the creations per second"
 
 # ---- the operator's scale-up through each setup
 release=kuberay-v1.6.2
@@ -277,9 +316,8 @@ metrics_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0
   --enable-leader-election=false >>"$tmp/operator.log" 2>&1 &
 operator_pid=$!
 for ((i = 0; i < 600; i++)); do curl -fsS "http://127.0.0.1:$probe_port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-stored_workers() { kc -n "$1" get pods -l ray.io/cluster=rc-scale,ray.io/node-type=worker -o name | wc -l; }
 scale_run() { # scale_run SETUP: seconds from the scale-up to every worker stored
-  local ns="scale-$((++turn))" t0 n
+  local ns="scale-$((++turn))" out
   kc create namespace "$ns" >/dev/null
   for ((i = 0; i < 100; i++)); do kc -n "$ns" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.2; done
   sed -e "s|@NAME@|rc-scale|" -e "s|@REPLICAS@|0|" -e "s|@MAX_REPLICAS@|$workers|" -e "s|@KWOK_TAINT@|$KWOK_TAINT|g" \
@@ -288,20 +326,17 @@ scale_run() { # scale_run SETUP: seconds from the scale-up to every worker store
     [ "$(kc -n "$ns" get pods -l ray.io/cluster=rc-scale,ray.io/node-type=head -o name | wc -l)" -ge 1 ] && break
     sleep 0.2
   done
-  t0=$(date +%s.%N)
-  kc -n "$ns" patch raycluster.ray.io rc-scale --type=json \
-    -p "[{\"op\": \"replace\", \"path\": \"/spec/workerGroupSpecs/0/replicas\", \"value\": $workers}]" >/dev/null
-  for ((i = 0; i < 3000; i++)); do
-    n="$(stored_workers "$ns")"
-    [ "$n" -ge "$workers" ] && break
-    sleep 0.1
-  done
-  printf '%s\t%s\n' "$1" "$(echo "$(date +%s.%N) - $t0" | bc)" >>"$tmp/scale"
-  printf '%-18s %d of %d workers stored in %6.1f s\n' "$1" "$n" "$workers" "$(echo "$(date +%s.%N) - $t0" | bc)"
-  kc delete namespace "$ns" --wait=false >/dev/null
+  # podload patches the replicas and watches the workers arrive: no client polls meanwhile.
+  out="$("$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
+    -namespace "$ns" -scale rc-scale -to "$workers" -duration 300s)" || { echo "apiserver.sh: $1: $out" >&2; exit 1; }
+  printf '%s\t%s\n' "$1" "$(jq -r .seconds <<<"$out")" >>"$tmp/scale"
+  printf '%-18s %d of %d workers stored in %6.2f s\n' "$1" "$(jq -r .workers <<<"$out")" "$workers" "$(jq -r .seconds <<<"$out")"
+  # Its 300 Pods go before the next turn begins.
+  kc delete namespace "$ns" --timeout=180s >/dev/null
 }
 : >"$tmp/scale"
-scale_setups=(ray-webhook ray-webhook-2 null-1 none)
+# (not null-patch: its patch is for podload's Pod, and these workers need none from ray-webhook)
+scale_setups=(ray-webhook ray-webhook-settled ray-webhook-2 null-1 none)
 echo
 echo "KubeRay $release scaling one worker group from 0 to $workers"
 for ((k = 0; k < rounds; k++)); do
@@ -313,6 +348,9 @@ for ((k = 0; k < rounds; k++)); do
 done
 echo "medians over $rounds rounds: seconds from the scale-up to $workers workers stored"
 for s in "${scale_setups[@]}"; do
-  printf '%-18s %8.1f s\n' "$s" "$(awk -F'\t' -v s="$s" '$1 == s { print $2 }' "$tmp/scale" | median)"
+  printf '%-18s %8.2f s\n' "$s" "$(awk -F'\t' -v s="$s" '$1 == s { print $2 }' "$tmp/scale" | median)"
 done
-echo "ray-webhook against none: $(echo "scale=2; $(awk -F'\t' '$1 == "ray-webhook" { print $2 }' "$tmp/scale" | median) / $(awk -F'\t' '$1 == "none" { print $2 }' "$tmp/scale" | median)" | bc)x the time"
+scale_median() { awk -F'\t' -v s="$1" '$1 == s { print $2 }' "$tmp/scale" | median; }
+echo "against none: ray-webhook $(ratio "$(scale_median ray-webhook)" "$(scale_median none)")x the time," \
+  "ray-webhook-settled $(ratio "$(scale_median ray-webhook-settled)" "$(scale_median none)")x"
+

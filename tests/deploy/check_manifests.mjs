@@ -16,7 +16,8 @@
 //   - the serving certificate: mounted where the image's --cert-dir points, its
 //     DNS names are the Service's, and the caBundle (cert-manager's injection or
 //     the static one) is a CA that verifies it;
-//   - RBAC for the head lookup, security context, replicas, PDB, spread.
+//   - RBAC for the head lookup, security context, replicas, PDB, spread;
+//   - a settled-worker condition is the chart's files/settled-worker.cel.
 // --base marks a render without a certificate source (deploy/base alone).
 // Prints PASS/FAIL per check and "N passed, M failed"; exits 1 on any failure.
 import crypto from "node:crypto";
@@ -161,6 +162,9 @@ function pemFromB64(b64) {
 
 // ---- the checks, one rendered kustomization at a time ----
 const image = dockerfileFacts(dockerfile);
+// The one expression that skips settled workers, shared with the chart.
+const SETTLED_WORKER = fs.readFileSync(path.join(path.dirname(dockerfile), "charts/ray-webhook/files/settled-worker.cel"),
+  "utf8").trim();
 for (const file of files) {
   scope = path.basename(file, ".yaml");
   let objects;
@@ -368,6 +372,10 @@ for (const file of files) {
     const unknown = Object.keys(w).filter((k) => !WEBHOOK_FIELDS.has(k));
     check(unknown.length === 0, `${id}: only admissionregistration/v1 fields`, unknown.join(", "));
     check(w.name.split(".").length >= 3, `${id}: name is fully qualified`);
+    const settled = (w.matchConditions ?? []).find((m) => m.name === "not-a-settled-worker");
+    if (settled) {
+      check(settled.expression.trim() === SETTLED_WORKER, `${id}: not-a-settled-worker is the chart's files/settled-worker.cel`);
+    }
     const s = w.clientConfig?.service;
     check(w.clientConfig?.url === undefined && !!s, `${id}: calls a Service, not a URL`);
     check(s?.name === svc.metadata.name && s?.namespace === svc.metadata.namespace,

@@ -149,6 +149,7 @@ variants=(
   "warn-mode|--set rules.headNameMode=warn --set rules.secondHeadMode=warn --set rules.duplicateMountMode=warn --set rules.headLookupFailure=deny --set rules.headUniqueness=name+lookup"
   "cluster-domain|--set clusterDomain=example.internal"
   "match-conditions|--set webhooks.matchConditions.enabled=true --kube-version 1.30.0"
+  "settled-workers|--set webhooks.matchConditions.skipSettledWorkers=true --kube-version 1.30.0"
   "host-network|--set hostNetwork=true --set namespace.podSecurity=privileged --set containerPort=10443 --set probePort=10444"
   "extra-args|--set extraArgs={--threads=16,--kube-api-timeout=1s,--busy-poll=0} --set logLevel=warn"
   "other-names|--set fullnameOverride=ray-admission --set webhooks.excludeNamespaces={kube-system,kube-public}"
@@ -247,6 +248,8 @@ effects=(
   "--set monitoring.dashboard.enabled=true --set monitoring.dashboard.namespace=grafana|(.[] | select(.kind == \"ConfigMap\")) as \$d | \$d.metadata.namespace == \"grafana\" and \$d.metadata.labels.grafana_dashboard == \"1\" and (\$d.data[\"ray-webhook.json\"] | fromjson | .uid) == \"ray-webhook\""
   "--set webhooks.matchConditions.enabled=true --kube-version 1.30.0|([$W[] | select(.matchConditions != null) | .name] == [\"mutate.pods.ray-webhook.io\"]) and ([$W[0:1][].matchConditions[0].expression | test(\"ray.io/cluster\") and test(\"ray.io/node-type\")] == [true])"
   "--set webhooks.matchConditions.enabled=true --set webhooks.podCalls=two --kube-version 1.30.0|([$W[] | select(.matchConditions != null) | .name] == [\"mutate.pods.ray-webhook.io\", \"validate.pods.ray-webhook.io\"])"
+  "--set webhooks.matchConditions.skipSettledWorkers=true --kube-version 1.30.0|([$W[] | select(.matchConditions != null) | .name] == [\"mutate.pods.ray-webhook.io\"]) and ([$W[0:1][].matchConditions[].name] == [\"not-a-settled-worker\"]) and ($W[0].matchConditions[0].expression == \$settled)"
+  "--set webhooks.matchConditions.enabled=true --set webhooks.matchConditions.skipSettledWorkers=true --set webhooks.podCalls=two --kube-version 1.30.0|[$W[0:2][] | [.matchConditions[].name]] == [[\"ray-pod\", \"not-a-settled-worker\"], [\"ray-pod\", \"not-a-settled-worker\"]]"
   "--set certificates.source=secret --set certificates.caBundle=QUJD --set certificates.secretName=my-tls|([$W[].clientConfig.caBundle] | unique) == [\"QUJD\"] and [.[] | select(.kind == \"Certificate\" or .kind == \"Issuer\" or .kind == \"Secret\")] == [] and $D.spec.template.spec.volumes[0].secret.secretName == \"my-tls\" and $M.metadata.annotations == null"
   "--set certificates.source=self-signed|(.[] | select(.kind == \"Secret\")) as \$s | ([$W[].clientConfig.caBundle] | unique) == [\$s.data[\"ca.crt\"]] and \$s.type == \"kubernetes.io/tls\" and \$s.metadata.name == $D.spec.template.spec.volumes[0].secret.secretName and [.[] | select(.kind == \"Certificate\")] == []"
   "--set certificates.certManager.issuerRef.kind=ClusterIssuer --set certificates.certManager.issuerRef.name=corp-ca --set certificates.certManager.issuerRef.group=cert-manager.io|[.[] | select(.kind == \"Issuer\")] == [] and [.[] | select(.kind == \"Certificate\") | .spec.issuerRef] == [{group: \"cert-manager.io\", kind: \"ClusterIssuer\", name: \"corp-ca\"}]"
@@ -265,7 +268,8 @@ for i in "${!effects[@]}"; do
   expr="${effects[$i]#*|}"
   if [ ! -f "$work/effect-$i.json" ]; then
     fail "${args:-the defaults}: does not render: $(head -c 300 "$work/effect-$i.yaml.stderr")"
-  elif jq -e "$expr" "$work/effect-$i.json" >/dev/null 2>"$work/jq.err"; then
+  elif jq -e --rawfile settled "$repo/charts/ray-webhook/files/settled-worker.cel" '($settled | rtrimstr("\n")) as $settled | '"$expr" \
+    "$work/effect-$i.json" >/dev/null 2>"$work/jq.err"; then
     pass "${args:-the defaults}: $(cut -c1-160 <<<"$expr")"
   else
     fail "${args:-the defaults}: not true: $expr $(head -c 300 "$work/jq.err")"
@@ -283,6 +287,7 @@ refused=(
   "--set certificates.source=secret|certificates.caBundle"
   "--set webhooks.matchConditions.enabled=true --kube-version 1.29.0|needs Kubernetes 1.30"
   "--set webhooks.matchConditions.enabled=true|needs Kubernetes 1.30"
+  "--set webhooks.matchConditions.skipSettledWorkers=true --kube-version 1.29.0|needs Kubernetes 1.30"
   "--set webhooks.mutate.failurePolicy=Deny|failurePolicy"
   "--set webhooks.podCalls=1|podCalls"
   "--set extraArgs={--port=9443}|extraArgs: --port=9443 has a value of its own"

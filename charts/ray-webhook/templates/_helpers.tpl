@@ -103,9 +103,10 @@ Takes a dict: fullname, namespace, port, path, caBundle, timeoutSeconds.
 Which Pods the two Ray entries see: Ray Pods (ray.io/node-type head or worker)
 outside the excluded namespaces. With matchConditions, the API server also
 applies the server's own test of a Ray Pod (ray.io/cluster not empty) and
-sends nothing else. `false && error` is false in CEL, so a Pod without the
+sends nothing else; with skipSettledWorkers, no worker that needs nothing. `false && error` is false in CEL, so a Pod without the
 labels matches no condition instead of failing. Takes the dict of
-ray-webhook.clientConfig plus excluded and matchConditions.
+ray-webhook.clientConfig plus excluded, matchConditions, skipSettledWorkers
+and settledWorker (the expression).
 */}}
 {{- define "ray-webhook.rayPodsOnly" }}
   namespaceSelector:
@@ -118,12 +119,21 @@ ray-webhook.clientConfig plus excluded and matchConditions.
     - key: ray.io/node-type
       operator: In
       values: ["head", "worker"]
-  {{- if .matchConditions }}
+  {{- if or .matchConditions .skipSettledWorkers }}
   matchConditions:
+  {{- if .matchConditions }}
   - name: ray-pod
     expression: >-
       has(object.metadata.labels)
       && 'ray.io/cluster' in object.metadata.labels && object.metadata.labels['ray.io/cluster'] != ''
       && 'ray.io/node-type' in object.metadata.labels && object.metadata.labels['ray.io/node-type'] in ['head', 'worker']
+  {{- end }}
+  {{- if .skipSettledWorkers }}
+  # files/settled-worker.cel: false only for a worker that no rule would change,
+  # refuse or warn about (deploy/README.md, "Settled workers").
+  - name: not-a-settled-worker
+    expression: |-
+      {{- .settledWorker | nindent 6 }}
+  {{- end }}
   {{- end }}
 {{- end }}

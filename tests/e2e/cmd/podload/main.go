@@ -8,6 +8,10 @@
 // is restarted or its certificate rotated: with failurePolicy Fail a failed
 // webhook call shows up here as a failed creation.
 //
+// -print-pod prints the Pod it would create and exits. -scale NAME -to N scales
+// the first worker group of RayCluster NAME to N replicas and prints how long
+// the operator took to store N worker Pods, as a watch saw them.
+//
 //	podload -server https://127.0.0.1:6443 -ca ca.crt -cert admin.crt -key admin.key \
 //	  -namespace e2e-load -cluster rc-load -duration 20s -c 4
 //
@@ -48,24 +52,11 @@ func main() {
 	max := flag.Int("max", 5000, "stop after this many attempts")
 	rate := flag.Float64("rate", 0, "creations started per second by all clients together (0: as fast as they can)")
 	schedulerName := flag.String("scheduler-name", "", "spec.schedulerName of the Pods (empty: the default scheduler); a name no scheduler serves keeps them Pending, so thousands of them cost the scheduler nothing")
+	printPod := flag.Bool("print-pod", false, "print the Pod it creates and exit")
+	scale := flag.String("scale", "", "instead of creating Pods: scale this RayCluster's first worker group to -to replicas and time the operator")
+	scaleTo := flag.Int("to", 0, "the replicas of -scale")
 	flag.Parse()
 
-	pool := x509.NewCertPool()
-	caPEM, err := os.ReadFile(*caFile)
-	if err != nil || !pool.AppendCertsFromPEM(caPEM) {
-		log.Fatalf("podload: CA %s: %v", *caFile, err)
-	}
-	pair, err := tls.LoadX509KeyPair(*certFile, *keyFile)
-	if err != nil {
-		log.Fatalf("podload: %v", err)
-	}
-	client := &http.Client{
-		Timeout: 30 * time.Second,
-		Transport: &http.Transport{
-			TLSClientConfig:     &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}},
-			MaxIdleConnsPerHost: *concurrency,
-		},
-	}
 	pod := map[string]any{
 		"apiVersion": "v1", "kind": "Pod",
 		"metadata": map[string]any{
@@ -84,6 +75,42 @@ func main() {
 		pod["spec"].(map[string]any)["schedulerName"] = *schedulerName
 	}
 	body, _ := json.Marshal(pod)
+	if *printPod {
+		fmt.Println(string(body))
+		return
+	}
+
+	pool := x509.NewCertPool()
+	caPEM, err := os.ReadFile(*caFile)
+	if err != nil || !pool.AppendCertsFromPEM(caPEM) {
+		log.Fatalf("podload: CA %s: %v", *caFile, err)
+	}
+	pair, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+	if err != nil {
+		log.Fatalf("podload: %v", err)
+	}
+	client := &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			TLSClientConfig:     &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}},
+			MaxIdleConnsPerHost: *concurrency,
+		},
+	}
+	if *scale != "" {
+		watching := *client
+		watching.Timeout = 0 // the watch lasts as long as the scale-up; -duration bounds it
+		took, stored, err := scaleUp(&watching, *server, *namespace, *scale, *scaleTo, *duration)
+		summary := map[string]any{"workers": stored, "seconds": took.Seconds()}
+		if err != nil {
+			summary["error"] = err.Error()
+		}
+		out, _ := json.Marshal(summary)
+		fmt.Println(string(out))
+		if err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 	url := fmt.Sprintf("%s/api/v1/namespaces/%s/pods", *server, *namespace)
 
 	var mu sync.Mutex
