@@ -163,7 +163,7 @@ function pemFromB64(b64) {
 // ---- the checks, one rendered kustomization at a time ----
 const image = dockerfileFacts(dockerfile);
 // The one expression that skips settled workers, shared with the chart.
-const SETTLED_WORKER = fs.readFileSync(path.join(path.dirname(dockerfile), "charts/ray-webhook/files/settled-worker.cel"),
+const SETTLED_WORKER = fs.readFileSync(new URL("../../charts/ray-webhook/files/settled-worker.cel", import.meta.url),
   "utf8").trim();
 for (const file of files) {
   scope = path.basename(file, ".yaml");
