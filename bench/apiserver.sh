@@ -347,10 +347,10 @@ for ((k = 0; k < rounds; k++)); do
   done
 done
 echo "medians over $rounds rounds: seconds from the scale-up to $workers workers stored"
-for s in "${scale_setups[@]}"; do
-  printf '%-18s %8.2f s\n' "$s" "$(awk -F'\t' -v s="$s" '$1 == s { print $2 }' "$tmp/scale" | median)"
-done
 scale_median() { awk -F'\t' -v s="$1" '$1 == s { print $2 }' "$tmp/scale" | median; }
+for s in "${scale_setups[@]}"; do
+  printf '%-18s %8.2f s\n' "$s" "$(scale_median "$s")"
+done
 echo "against none: ray-webhook $(ratio "$(scale_median ray-webhook)" "$(scale_median none)")x the time," \
   "ray-webhook-settled $(ratio "$(scale_median ray-webhook-settled)" "$(scale_median none)")x"
 
