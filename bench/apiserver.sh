@@ -29,8 +29,13 @@
 # turn is two runs of --pods creations (default 2,000) into a fresh
 # namespace: at an offered rate of --rate a second (default 200, from
 # --clients clients, default 16), and flat out (--flat-clients, default 8).
+# podload's Pods are workers as KubeRay before 0.5 built them, which
+# ray-webhook patches; ray-webhook, ray-webhook-settled, null-1 and none also
+# take two more runs (rate-settled, flat-settled) of workers as KubeRay 1.x
+# builds them (podload -settled: the FQDN already there, nothing to patch).
 # For each run it prints the creations per second, the p50 and p99 of a
-# creation's round trip as podload saw it, and, from kube-apiserver's own
+# creation's round trip as podload saw it, the CPU time per created Pod of
+# kube-apiserver, etcd and the webhook server (/proc), and, from kube-apiserver's own
 # /metrics (the difference across the run), the count, p50 and p99 of
 # apiserver_admission_webhook_admission_duration_seconds for each webhook
 # called. That histogram's buckets (k8s.io/apiserver
@@ -39,6 +44,11 @@
 # in it, never interpolated. For ray-webhook it also prints the server's own
 # review time from its /metrics (controller_runtime_webhook_latency_seconds,
 # first bucket 0.1 ms). Then the medians per setup and mode.
+#
+# Then a CPU profile of kube-apiserver (/debug/pprof/profile, the cluster
+# started with E2E_APISERVER_PROFILING=1) through a 10-second flat-out run of
+# none, null-1, null-patch and ray-webhook, and of ray-webhook with settled
+# workers, summed by bench/apiserver_profile.py into the webhook client's parts.
 #
 # Then ray-webhook, ray-webhook-settled, ray-webhook-2, null-1 and none, --rounds times each, for
 # KubeRay v1.6.2 (the e2e suite's operator): a RayCluster whose worker group
@@ -98,11 +108,32 @@ cleanup() {
 trap cleanup EXIT
 
 echo "apiserver.sh: starting the control plane (scripts/e2e.sh --up)" >&2
-E2E_WORK="$tmp/e2e" bash scripts/e2e.sh --up >"$tmp/up.log" 2>&1 || { tail -20 "$tmp/up.log" >&2; exit 1; }
+E2E_WORK="$tmp/e2e" E2E_APISERVER_PROFILING=1 bash scripts/e2e.sh --up >"$tmp/up.log" 2>&1 || { tail -20 "$tmp/up.log" >&2; exit 1; }
 # shellcheck disable=SC1091
 source "$tmp/e2e/bench.env"
 export KUBECONFIG
 kc() { "$KUBECTL" "$@"; }
+
+# CPU time per created Pod: the cluster's processes as the framework recorded them.
+apiserver_pid="$(awk '$3 == "kube-apiserver" { print $1 }' "$tmp/e2e/processes")"
+etcd_pid="$(awk '$3 == "etcd" { print $1 }' "$tmp/e2e/processes")"
+[ -n "$apiserver_pid" ] && [ -n "$etcd_pid" ] || { echo "apiserver.sh: no kube-apiserver or etcd in $tmp/e2e/processes" >&2; exit 1; }
+clock_ticks="$(getconf CLK_TCK)"
+cpu_ticks() { # cpu_ticks PID: user and system time of PID and of its children (nginx's workers), in clock ticks
+  python3 - "$1" <<'PY'
+import os, sys
+root, total = sys.argv[1], 0
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        continue
+    fields = stat[stat.rindex(")") + 2:].split()  # from field 3, state; 4 is the parent
+    if pid == root or fields[1] == root:
+        total += int(fields[11]) + int(fields[12])  # fields 14 and 15: utime, stime
+print(total)
+PY
+}
 
 # ray-webhook as e2e.sh started it, to start it again after the peer's turn.
 server_pid="$RAY_WEBHOOK_PID"
@@ -238,15 +269,27 @@ is_ray_webhook() { case "$1" in ray-webhook|ray-webhook-settled|ray-webhook-2) r
 turn=0
 raw="$tmp/raw"
 : >"$raw"
-run() { # run SETUP MODE: one run of podload into a fresh namespace
-  local ns="bench-$((++turn))" out c r=0
+podload() { # podload NAMESPACE MODE [PODLOAD_ARG...]: Pods as MODE says (rate, flat, and -settled)
+  local ns="$1" mode="$2" c r=0
+  shift 2
+  case "$mode" in rate*) c=$clients; r=$rate ;; *) c=$flat_clients ;; esac
+  "$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
+    -namespace "$ns" -cluster rc-bench -c "$c" -rate "$r" -scheduler-name "$unscheduled" \
+    -cluster-domain "${cluster_domain:-cluster.local}" $([ "${mode#*-}" != settled ] || echo -settled) "$@"
+}
+fresh_namespace() { # fresh_namespace: ns (the caller's) set to a new namespace with its default ServiceAccount
+  ns="bench-$((++turn))"
   kc create namespace "$ns" >/dev/null
   kc -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
-  if [ "$2" = rate ]; then c=$clients; r=$rate; else c=$flat_clients; fi
+}
+run() { # run SETUP MODE: one run of podload into a fresh namespace
+  local ns out
+  fresh_namespace
   kc get --raw /metrics >"$tmp/before"
   is_ray_webhook "$1" && server_metrics >"$tmp/server-before"
-  out="$("$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
-    -namespace "$ns" -cluster rc-bench -max "$pods" -duration 600s -c "$c" -rate "$r" -scheduler-name "$unscheduled")"
+  local cpu_before=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$server_pid")")
+  out="$(podload "$ns" "$2" -max "$pods" -duration 600s)"
+  local cpu_after=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$server_pid")")
   kc get --raw /metrics >"$tmp/after"
   is_ray_webhook "$1" && server_metrics >"$tmp/server-after"
   local created per p50 p99 failed hooks
@@ -255,7 +298,7 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   p50="$(jq -r .p50_ms <<<"$out")"; p99="$(jq -r .p99_ms <<<"$out")"
   hooks="$(quantiles "$tmp/before" "$tmp/after" apiserver_admission_webhook_admission_duration_seconds name |
     awk '{ printf "%s%s: %d calls, p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $2, $3, $4, $6, $5 }')"
-  if is_ray_webhook "$1"; then
+  if is_ray_webhook "$1" && [ -n "$hooks" ]; then
     hooks="$hooks | its own: $(quantiles "$tmp/server-before" "$tmp/server-after" controller_runtime_webhook_latency_seconds webhook |
       awk '{ printf "%s%s p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $3, $4, $6, $5 }')"
   fi
@@ -263,11 +306,17 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   local fq
   fq="$(kc get --raw "/api/v1/namespaces/$ns/pods?limit=1" |
     jq -r '[.items[0].spec.containers[0].env // [] | .[] | select(.name == "FQ_RAY_IP")] | length')"
-  case "$1" in none|null-1|null-2) [ "$fq" = 0 ] ;; *) [ "$fq" = 1 ] ;; esac ||
+  case "$1/$2" in */*-settled) [ "$fq" = 1 ] ;; none/*|null-1/*|null-2/*) [ "$fq" = 0 ] ;; *) [ "$fq" = 1 ] ;; esac ||
     { echo "apiserver.sh: $1: a stored Pod has $fq FQ_RAY_IP entries" >&2; exit 1; }
-  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$per" "$p50" "$p99" >>"$raw"
-  printf '%-18s %-5s %5d created, %d failed, %7.1f /s, round trip p50 %6.2f ms, p99 %6.2f ms | %s\n' \
-    "$1" "$2" "$created" "$failed" "$per" "$p50" "$p99" "${hooks:-no webhook called}"
+  # CPU ms per created Pod (the webhook server's not counted where none is called)
+  local cpu=() i
+  for i in 0 1 2; do
+    cpu+=("$(echo "scale=3; (${cpu_after[$i]} - ${cpu_before[$i]}) * 1000 / $clock_ticks / $created" | bc)")
+  done
+  [ "$1" != none ] || cpu[2]=0
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$per" "$p50" "$p99" "${cpu[@]}" >>"$raw"
+  printf '%-18s %-12s %5d created, %d failed, %7.1f /s, round trip p50 %6.2f ms, p99 %6.2f ms, CPU/Pod ms: kube-apiserver %.2f etcd %.2f webhook %.2f | %s\n' \
+    "$1" "$2" "$created" "$failed" "$per" "$p50" "$p99" "${cpu[@]}" "${hooks:-no webhook called}"
   [ "$failed" = 0 ] || jq -c '.failures[:3]' <<<"$out" >&2
 }
 
@@ -279,24 +328,24 @@ for ((k = 0; k < rounds; k++)); do
     setup "$s"
     run "$s" rate
     run "$s" flat
+    case "$s" in ray-webhook|ray-webhook-settled|null-1|none) run "$s" rate-settled; run "$s" flat-settled ;; esac
   done
 done
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo
-echo "medians over $rounds rounds: creations/s, round trip p50 and p99 (ms)"
-for s in "${setups[@]}"; do
-  for m in rate flat; do
-    printf '%-18s %-5s %8.1f /s %8.2f %8.2f\n' "$s" "$m" \
-      "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $3 }' "$raw" | median)" \
-      "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $4 }' "$raw" | median)" \
-      "$(awk -F'\t' -v s="$s" -v m="$m" '$1 == s && $2 == m { print $5 }' "$raw" | median)"
+med() { # med SETUP MODE COLUMN: the median of a column (3 per second, 4 p50, 5 p99, 6-8 CPU ms per Pod)
+  awk -F'\t' -v s="$1" -v m="$2" -v c="$3" '$1 == s && $2 == m { print $c }' "$raw" | median
+}
+echo "medians over $rounds rounds: creations/s, round trip p50 and p99 (ms), CPU ms per Pod of kube-apiserver, etcd, the webhook"
+for m in rate flat rate-settled flat-settled; do
+  for s in "${setups[@]}"; do
+    grep -q "^$s	$m	" "$raw" || continue
+    printf '%-18s %-12s %8.1f /s %8.2f %8.2f   %6.3f %6.3f %6.3f\n' "$s" "$m" \
+      "$(med "$s" "$m" 3)" "$(med "$s" "$m" 4)" "$(med "$s" "$m" 5)" "$(med "$s" "$m" 6)" "$(med "$s" "$m" 7)" "$(med "$s" "$m" 8)"
   done
 done
 
-med() { # med SETUP MODE COLUMN: the median of a column (3 per second, 4 p50, 5 p99)
-  awk -F'\t' -v s="$1" -v m="$2" -v c="$3" '$1 == s && $2 == m { print $c }' "$raw" | median
-}
 ratio() { echo "scale=2; $1 / $2" | bc; }
 echo "ray-webhook against null-1 at $rate/s offered: round trip p50 $(ratio "$(med ray-webhook rate 4)" "$(med null-1 rate 4)")x," \
   "p99 $(ratio "$(med ray-webhook rate 5)" "$(med null-1 rate 5)")x;" \
@@ -304,6 +353,32 @@ echo "ray-webhook against null-1 at $rate/s offered: round trip p50 $(ratio "$(m
 echo "ray-webhook against null-patch (the same patch, no webhook work) at $rate/s offered:" \
   "p50 $(ratio "$(med ray-webhook rate 4)" "$(med null-patch rate 4)")x, p99 $(ratio "$(med ray-webhook rate 5)" "$(med null-patch rate 5)")x;" \
   "flat out $(ratio "$(med ray-webhook flat 3)" "$(med null-patch flat 3)")x the creations per second"
+echo "settled workers (nothing to patch), ray-webhook against null-1 at $rate/s offered:" \
+  "p50 $(ratio "$(med ray-webhook rate-settled 4)" "$(med null-1 rate-settled 4)")x," \
+  "p99 $(ratio "$(med ray-webhook rate-settled 5)" "$(med null-1 rate-settled 5)")x;" \
+  "flat out against none: $(ratio "$(med ray-webhook flat-settled 3)" "$(med none flat-settled 3)")x," \
+  "ray-webhook-settled $(ratio "$(med ray-webhook-settled flat-settled 3)" "$(med none flat-settled 3)")x"
+
+# ---- where kube-apiserver's CPU goes: a profile through a flat-out run
+profile_run() { # profile_run SETUP MODE
+  local ns out created
+  setup "$1"
+  fresh_namespace
+  kc get --raw "/debug/pprof/profile?seconds=10" >"$tmp/profile.pb.gz" &
+  local profiler=$!
+  out="$(podload "$ns" "$2" -max 1000000 -duration 10s)"
+  wait "$profiler" || { echo "apiserver.sh: kube-apiserver gave no profile" >&2; exit 1; }
+  created="$(jq -r .created <<<"$out")"
+  printf '%-18s %-12s %5d created in 10 s | %s\n' "$1" "$2" "$created" \
+    "$(go tool pprof -traces "$tmp/profile.pb.gz" 2>/dev/null | python3 bench/apiserver_profile.py "$created")"
+}
+echo
+echo "kube-apiserver's CPU profile through 10 s of flat-out creations, ms per created Pod"
+profile_run none flat
+profile_run null-1 flat
+profile_run null-patch flat
+profile_run ray-webhook flat
+profile_run ray-webhook flat-settled
 
 # ---- the operator's scale-up through each setup
 release=kuberay-v1.6.2

@@ -19,7 +19,8 @@
 # E2E_GO_RUN (a -test.run pattern for the Go suite), E2E_GO_TIMEOUT,
 # E2E_ALL_RELEASES=1 (also the operator releases marked OPTIONAL), E2E_IMAGE
 # (the OCI archive ray-webhook runs from; default scripts/image.sh's, built
-# when missing; none: the binary).
+# when missing; none: the binary), E2E_APISERVER_PROFILING=1 (--up: serve
+# kube-apiserver's /debug/pprof, for bench/apiserver.sh).
 #
 # Output: one PASS or FAIL line per test (each innermost subtest), then
 # "N passed, N failed". Needs root (a network namespace, a local route).
@@ -198,7 +199,8 @@ kept() { # what --keep and --up print
 
 if [ "$up_only" = 1 ]; then
   "$bin/e2e-cluster" up --repo "$repo" --work "$work" --bin "$bin" --ray-webhook "$ray_webhook" --image "$image" \
-    ${E2E_POD_CIDR:+--pod-cidr "$E2E_POD_CIDR"} || die "the cluster did not come up (logs in $logs)"
+    ${E2E_POD_CIDR:+--pod-cidr "$E2E_POD_CIDR"} $([ "${E2E_APISERVER_PROFILING:-}" != 1 ] || echo --apiserver-profiling) \
+    || die "the cluster did not come up (logs in $logs)"
   kept
   summary_printed=1
   exit 0

@@ -33,6 +33,9 @@ type BringUpOptions struct {
 	// Detached gives every process its own process group, so it outlives
 	// the caller (e2e-cluster up); otherwise a ^C of the caller stops them.
 	Detached bool
+	// APIServerProfiling serves kube-apiserver's /debug/pprof (off otherwise,
+	// as in a hardened cluster): bench/apiserver.sh profiles the webhook client.
+	APIServerProfiling bool
 }
 
 // Running is a cluster BringUp started: its processes, in start order, and

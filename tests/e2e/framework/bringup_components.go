@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -78,7 +79,7 @@ func (r *Running) startAPIServer() error {
 		"--cert-dir", r.path("apiserver-certs"),
 		"--audit-policy-file", filepath.Join(r.opts.E2EDir, "manifests", "audit-policy.yaml"),
 		"--audit-log-path", r.path("logs", "audit.log"),
-		"--profiling=false", "--v=1")
+		"--profiling="+strconv.FormatBool(r.opts.APIServerProfiling), "--v=1")
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@
 // or stops one, with the framework's BringUp (scripts/e2e.sh --up and --keep):
 //
 //	e2e-cluster up --repo DIR [--work DIR] [--bin DIR] [--ray-webhook FILE] [--pod-cidr CIDR] [--image OCI_ARCHIVE]
+//	                [--apiserver-profiling]
 //	e2e-cluster operator --work DIR --release kuberay-v1.6.2
 //	e2e-cluster down --work DIR [--keep-work]
 //
@@ -28,6 +29,7 @@ func main() {
 	server := fs.String("ray-webhook", "", "the server binary (default REPO/build/ray-webhook)")
 	podCIDR := fs.String("pod-cidr", "", "KWOK's Pod range (default 10.200.64.0/22)")
 	image := fs.String("image", "", "ray-webhook's OCI archive to run the replicas from (default: the binary)")
+	profiling := fs.Bool("apiserver-profiling", false, "serve kube-apiserver's /debug/pprof")
 	release := fs.String("release", "", "the operator to leave running (a tests/e2e/kuberay-* folder)")
 	keepWork := fs.Bool("keep-work", false, "down: keep the directory (its logs)")
 	_ = fs.Parse(os.Args[2:])
@@ -36,7 +38,8 @@ func main() {
 	case "up":
 		var r *framework.Running
 		r, err = framework.BringUp(framework.BringUpOptions{Repo: *repo, Bin: *bin, RayWebhook: *server,
-			Work: *work, PodCIDR: *podCIDR, Image: *image, Detached: true})
+			Work: *work, PodCIDR: *podCIDR, Image: *image, Detached: true,
+			APIServerProfiling: *profiling})
 		if err == nil {
 			r.Detach()
 			fmt.Println(r.ClusterEnv)

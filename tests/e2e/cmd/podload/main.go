@@ -8,7 +8,10 @@
 // is restarted or its certificate rotated: with failurePolicy Fail a failed
 // webhook call shows up here as a failed creation.
 //
-// -print-pod prints the Pod it would create and exits. -scale NAME -to N scales
+// Its Pod is a worker as KubeRay before 0.5 built it (a bare head name in
+// --address, no FQ_RAY_IP: ray-webhook patches it); with -settled, one as
+// KubeRay 1.x builds it (the FQDN already in its env and --address: nothing to
+// change). -print-pod prints the Pod it would create and exits. -scale NAME -to N scales
 // the first worker group of RayCluster NAME to N replicas and prints how long
 // the operator took to store N worker Pods, as a watch saw them.
 //
@@ -52,11 +55,29 @@ func main() {
 	max := flag.Int("max", 5000, "stop after this many attempts")
 	rate := flag.Float64("rate", 0, "creations started per second by all clients together (0: as fast as they can)")
 	schedulerName := flag.String("scheduler-name", "", "spec.schedulerName of the Pods (empty: the default scheduler); a name no scheduler serves keeps them Pending, so thousands of them cost the scheduler nothing")
+	settled := flag.Bool("settled", false, "create workers that carry the head's FQDN already, as KubeRay 1.x builds them")
+	clusterDomain := flag.String("cluster-domain", "cluster.local", "the cluster's DNS domain, in the FQDN of -settled")
 	printPod := flag.Bool("print-pod", false, "print the Pod it creates and exit")
 	scale := flag.String("scale", "", "instead of creating Pods: scale this RayCluster's first worker group to -to replicas and time the operator")
 	scaleTo := flag.Int("to", 0, "the replicas of -scale")
 	flag.Parse()
+	if *scale != "" && *scaleTo < 1 {
+		log.Fatalf("podload: -scale needs -to with at least one replica, not %d", *scaleTo)
+	}
 
+	container := map[string]any{
+		"name": "ray-worker", "image": "rayproject/ray:2.52.0",
+		"command": []string{"/bin/bash", "-c", "--"},
+		"args":    []string{"ray start --address=" + *cluster + "-head-svc:6379 --block"},
+	}
+	if *settled {
+		head := *cluster + "-head-svc." + *namespace + ".svc." + *clusterDomain
+		container["env"] = []map[string]string{
+			{"name": "FQ_RAY_IP", "value": head}, {"name": "RAY_IP", "value": *cluster + "-head-svc"},
+			{"name": "RAY_ADDRESS", "value": head + ":6379"},
+		}
+		container["args"] = []string{"ray start --address=" + head + ":6379 --block"}
+	}
 	pod := map[string]any{
 		"apiVersion": "v1", "kind": "Pod",
 		"metadata": map[string]any{
@@ -65,11 +86,7 @@ func main() {
 				"ray.io/node-type": "worker", "ray.io/cluster": *cluster, "ray.io/group": "workers",
 			},
 		},
-		"spec": map[string]any{"containers": []map[string]any{{
-			"name": "ray-worker", "image": "rayproject/ray:2.52.0",
-			"command": []string{"/bin/bash", "-c", "--"},
-			"args":    []string{"ray start --address=" + *cluster + "-head-svc:6379 --block"},
-		}}},
+		"spec": map[string]any{"containers": []map[string]any{container}},
 	}
 	if *schedulerName != "" {
 		pod["spec"].(map[string]any)["schedulerName"] = *schedulerName
