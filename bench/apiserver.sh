@@ -2,6 +2,7 @@
 # What a webhook adds to a Pod creation, measured by the API server itself.
 #
 #   bench/apiserver.sh [--pods N] [--rate R] [--clients C] [--flat-clients C] [--rounds K] [--workers W]
+#                      [--parts runs,profile,scale]
 #
 # On the end-to-end control plane (scripts/e2e.sh --up: etcd, kube-apiserver,
 # ray-webhook installed from deploy/ and reached through its Service), creates
@@ -48,7 +49,9 @@
 # Then a CPU profile of kube-apiserver (/debug/pprof/profile, the cluster
 # started with E2E_APISERVER_PROFILING=1) through a 10-second flat-out run of
 # none, null-1, null-patch and ray-webhook, and of ray-webhook with settled
-# workers, summed by bench/apiserver_profile.py into the webhook client's parts.
+# workers, --rounds times in rotation (each run's namespace deleted after it),
+# summed by bench/apiserver_profile.py into the webhook client's parts: the
+# API server's CPU ms per created Pod in each, and their medians.
 #
 # Then ray-webhook, ray-webhook-settled, ray-webhook-2, null-1 and none, --rounds times each, for
 # KubeRay v1.6.2 (the e2e suite's operator): a RayCluster whose worker group
@@ -56,6 +59,8 @@
 # 0 to --workers (default 300), and the time from the scale-up until the
 # operator has every worker stored, as a watch sees them (podload -scale); then
 # the medians.
+#
+# --parts names which of the three (runs, profile, scale) to take; all by default.
 #
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md); builds
 # what is missing: build/ray-webhook (scripts/build.sh), the e2e binaries, and
@@ -70,6 +75,7 @@ clients=16
 flat_clients=8
 rounds=3
 workers=300
+parts=runs,profile,scale
 while [ $# -gt 0 ]; do
   case "$1" in
     --pods) pods="$2"; shift 2 ;;
@@ -78,13 +84,18 @@ while [ $# -gt 0 ]; do
     --flat-clients) flat_clients="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
+    --parts) parts="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "apiserver.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
 done
 for n in "$pods" "$rate" "$clients" "$flat_clients" "$rounds" "$workers"; do
-  [ "$n" -gt 0 ] 2>/dev/null || { echo "apiserver.sh: every flag takes a positive whole number" >&2; exit 2; }
+  [ "$n" -gt 0 ] 2>/dev/null || { echo "apiserver.sh: every flag but --parts takes a positive whole number" >&2; exit 2; }
 done
+for p in ${parts//,/ }; do
+  case "$p" in runs|profile|scale) ;; *) echo "apiserver.sh: --parts takes runs, profile and scale, not $p" >&2; exit 2 ;; esac
+done
+want() { case ",$parts," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 [ -x /usr/local/go/bin/go ] && PATH="/usr/local/go/bin:$PATH"
 export PATH GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -320,6 +331,10 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   [ "$failed" = 0 ] || jq -c '.failures[:3]' <<<"$out" >&2
 }
 
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { echo "scale=2; $1 / $2" | bc; }
+
+if want runs; then
 setups=(ray-webhook ray-webhook-settled ray-webhook-2 controller-runtime null-1 null-patch null-2 none)
 echo "$pods worker Pods per run; rate: $rate/s offered by $clients clients; flat: $flat_clients clients as fast as they can"
 for ((k = 0; k < rounds; k++)); do
@@ -332,7 +347,6 @@ for ((k = 0; k < rounds; k++)); do
   done
 done
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo
 med() { # med SETUP MODE COLUMN: the median of a column (3 per second, 4 p50, 5 p99, 6-8 CPU ms per Pod)
   awk -F'\t' -v s="$1" -v m="$2" -v c="$3" '$1 == s && $2 == m { print $c }' "$raw" | median
@@ -346,7 +360,6 @@ for m in rate flat rate-settled flat-settled; do
   done
 done
 
-ratio() { echo "scale=2; $1 / $2" | bc; }
 echo "ray-webhook against null-1 at $rate/s offered: round trip p50 $(ratio "$(med ray-webhook rate 4)" "$(med null-1 rate 4)")x," \
   "p99 $(ratio "$(med ray-webhook rate 5)" "$(med null-1 rate 5)")x;" \
   "flat out against none: $(ratio "$(med ray-webhook flat 3)" "$(med none flat 3)")x the creations per second"
@@ -359,7 +372,10 @@ echo "settled workers (nothing to patch), ray-webhook against null-1 at $rate/s 
   "flat out against none: $(ratio "$(med ray-webhook flat-settled 3)" "$(med none flat-settled 3)")x," \
   "ray-webhook-settled $(ratio "$(med ray-webhook-settled flat-settled 3)" "$(med none flat-settled 3)")x"
 
+fi
+
 # ---- where kube-apiserver's CPU goes: a profile through a flat-out run
+profiles="$tmp/profiles"
 profile_run() { # profile_run SETUP MODE
   local ns out created
   setup "$1"
@@ -369,16 +385,40 @@ profile_run() { # profile_run SETUP MODE
   out="$(podload "$ns" "$2" -max 1000000 -duration 10s)"
   wait "$profiler" || { echo "apiserver.sh: kube-apiserver gave no profile" >&2; exit 1; }
   created="$(jq -r .created <<<"$out")"
+  go tool pprof -traces "$tmp/profile.pb.gz" >"$tmp/traces" 2>/dev/null
   printf '%-18s %-12s %5d created in 10 s | %s\n' "$1" "$2" "$created" \
-    "$(go tool pprof -traces "$tmp/profile.pb.gz" 2>/dev/null | python3 bench/apiserver_profile.py "$created")"
+    "$(python3 bench/apiserver_profile.py "$created" <"$tmp/traces")"
+  python3 bench/apiserver_profile.py --tsv "$created" <"$tmp/traces" >"$tmp/profile.tsv"
+  head -1 "$tmp/profile.tsv" >"$tmp/profile-columns"
+  printf '%s\t%s\t%s\n' "$1" "$2" "$(tail -1 "$tmp/profile.tsv")" >>"$profiles"
+  # The next run finds the store as large as this one did.
+  kc delete namespace "$ns" --timeout=180s >/dev/null
 }
-echo
-echo "kube-apiserver's CPU profile through 10 s of flat-out creations, ms per created Pod"
-profile_run none flat
-profile_run null-1 flat
-profile_run null-patch flat
-profile_run ray-webhook flat
-profile_run ray-webhook flat-settled
+if want profile; then
+  : >"$profiles"
+  profile_setups=("none flat" "null-1 flat" "null-patch flat" "ray-webhook flat" "ray-webhook flat-settled")
+  echo
+  echo "kube-apiserver's CPU profile through 10 s of flat-out creations, ms per created Pod"
+  for ((k = 0; k < rounds; k++)); do
+    for ((j = 0; j < ${#profile_setups[@]}; j++)); do
+      # shellcheck disable=SC2086
+      profile_run ${profile_setups[$(((j + k) % ${#profile_setups[@]}))]}
+    done
+  done
+  echo "medians over $rounds profiles, kube-apiserver CPU ms per created Pod:"
+  columns="$(tr '\t' '\n' <"$tmp/profile-columns" | wc -l)"
+  for sm in "${profile_setups[@]}"; do
+    read -r s m <<<"$sm"
+    line="$(printf '%-18s %-12s' "$s" "$m")"
+    for ((c = 1; c <= columns; c++)); do
+      line+="$(printf ' %s %s' "$(cut -f "$c" "$tmp/profile-columns")" \
+        "$(awk -F'\t' -v s="$s" -v m="$m" -v c=$((c + 2)) '$1 == s && $2 == m { print $c }' "$profiles" | median)")"
+      if [ "$c" -lt "$columns" ]; then line+=","; fi
+    done
+    echo "$line"
+  done
+fi
+want scale || exit 0
 
 # ---- the operator's scale-up through each setup
 release=kuberay-v1.6.2

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Where kube-apiserver's CPU goes per created Pod, from one CPU profile.
 
-    go tool pprof -traces PROFILE | bench/apiserver_profile.py CREATED
+    go tool pprof -traces PROFILE | bench/apiserver_profile.py [--tsv] CREATED
 
 Reads the stacks that `go tool pprof -traces` prints for a profile taken while
 CREATED Pods were created, and prints one line: the API server's CPU per Pod
-in ms, then the share of it in each part of the webhook client and the rest.
+in ms, then the share of it in each part of the webhook client and the rest
+(with --tsv: those figures alone, tab-separated, after a header line).
 A sample belongs to the first part in PARTS whose frames it has; the names
 are k8s.io/apiserver's (pkg/admission/plugin/webhook mutating/dispatcher.go and validating/dispatcher.go call the webhook through
 client-go's rest.Request and apply the patch with evanphx/json-patch) and Go's
@@ -62,9 +63,13 @@ def frame(text):
 
 
 def main():
-    if len(sys.argv) != 2 or not sys.argv[1].isdigit() or int(sys.argv[1]) == 0:
-        sys.exit("usage: go tool pprof -traces PROFILE | apiserver_profile.py CREATED")
-    created = int(sys.argv[1])
+    args = sys.argv[1:]
+    tsv = args[:1] == ["--tsv"]
+    if tsv:
+        args = args[1:]
+    if len(args) != 1 or not args[0].isdigit() or int(args[0]) == 0:
+        sys.exit("usage: go tool pprof -traces PROFILE | apiserver_profile.py [--tsv] CREATED")
+    created = int(args[0])
     totals = {}
     stack, value = [], None
 
@@ -91,6 +96,10 @@ def main():
     if whole == 0:
         sys.exit("apiserver_profile.py: no samples")
     webhook = sum(totals.get(p, 0.0) for p in WEBHOOK_PARTS)
+    if tsv:
+        print("\t".join(["kube-apiserver", "webhook client"] + list(LABELS.values())))
+        print("\t".join(f"{v / created:.3f}" for v in [whole, webhook] + [totals.get(p, 0.0) for p in LABELS]))
+        return
     parts = ", ".join(f"{label} {totals.get(p, 0.0) / created:.3f}" for p, label in LABELS.items())
     print(f"kube-apiserver CPU per Pod {whole / created:.3f} ms, of it the webhook client "
           f"{webhook / created:.3f} ms: {parts}")
