@@ -11,9 +11,10 @@
 // Its Pod is a worker as KubeRay before 0.5 built it (a bare head name in
 // --address, no FQ_RAY_IP: ray-webhook patches it); with -settled, one as
 // KubeRay 1.x builds it (the FQDN already in its env and --address: nothing to
-// change). -print-pod prints the Pod it would create and exits. -scale NAME -to N scales
-// the first worker group of RayCluster NAME to N replicas and prints how long
-// the operator took to store N worker Pods, as a watch saw them.
+// change). -print-pod prints the Pod it would create and exits. -scale NAME
+// -to N scales the first worker group of RayCluster NAME to N replicas and
+// prints how long the operator took to store N worker Pods, as a watch saw
+// them.
 //
 //	podload -server https://127.0.0.1:6443 -ca ca.crt -cert admin.crt -key admin.key \
 //	  -namespace e2e-load -cluster rc-load -duration 20s -c 4
