@@ -22,7 +22,8 @@
 # when missing; none: the binary), E2E_APISERVER_PROFILING=1 (--up: serve
 # kube-apiserver's /debug/pprof, for bench/apiserver.sh).
 #
-# Output: one PASS or FAIL line per test (each innermost subtest), then
+# Output: one PASS or FAIL line per test (each innermost subtest, and each
+# package of the tools' own unit tests), then
 # "N passed, N failed". Needs root (a network namespace, a local route).
 set -uo pipefail
 
@@ -244,6 +245,23 @@ run_go_suite() {
   grep -E '^ +[a-z_]+_test\.go:[0-9]+: ' "$out" | cut -c1-400 | sed 's/^ */     /'
 }
 
+# run_tool_tests: the Go unit tests of the suite's own tools (the framework's
+# network bookkeeping, the Ray stand-in), one check per package; they need no
+# cluster. The suite's package (.) is the cluster run above.
+run_tool_tests() {
+  local out="$logs/go-tool-tests.log" pkgs pkg line
+  pkgs="$(cd "$e2e" && go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... 2>>"$out" | grep -vx "$(cd "$e2e" && go list .)")"
+  for pkg in $pkgs; do
+    if (cd "$e2e" && nice -n 10 go test -p="$go_p" "$pkg") >>"$out" 2>&1; then
+      pass "go unit ${pkg#*/tests/e2e/}"
+    else
+      line="$(grep -E '^(FAIL|---|\s+[a-z_]+_test\.go:)' "$out" | head -3 | cut -c1-300 | paste -sd ' ' -)"
+      fail "go unit ${pkg#*/tests/e2e/}" "${line:-see logs/go-tool-tests.log}"
+    fi
+  done
+}
+
+run_tool_tests
 run_go_suite
 
 if [ "$keep" = 1 ]; then

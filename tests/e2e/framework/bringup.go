@@ -27,7 +27,7 @@ type BringUpOptions struct {
 	Bin        string    // the Go binaries (scripts/e2e.sh --build), default E2E_DIR/.bin
 	RayWebhook string    // the server binary, default REPO/build/ray-webhook
 	Work       string    // the run's directory, default a new /tmp/ray-webhook-e2e.XXXXXX
-	PodCIDR    string    // KWOK's Pod range, made local to this machine; default 10.200.64.0/22
+	PodCIDR    string    // KWOK's Pod range, made local to this machine; default the first free /22 of 10.200.64.0/18
 	Image      string    // ray-webhook's OCI archive (scripts/image.sh): the replicas run from it; "" runs RayWebhook
 	Log        io.Writer // progress lines, default os.Stderr
 	// Detached gives every process its own process group, so it outlives
@@ -96,9 +96,6 @@ func BringUp(opts BringUpOptions) (r *Running, err error) {
 	if opts.RayWebhook == "" {
 		opts.RayWebhook = filepath.Join(opts.Repo, "build", "ray-webhook")
 	}
-	if opts.PodCIDR == "" {
-		opts.PodCIDR = "10.200.64.0/22"
-	}
 	if opts.Log == nil {
 		opts.Log = os.Stderr
 	}
@@ -127,8 +124,8 @@ func BringUp(opts BringUpOptions) (r *Running, err error) {
 		{"copying ray-webhook", r.copyServer},
 		{"unpacking ray-webhook's image", r.openImage},
 		{"making certificates", r.makePKI},
-		{"making the Pod range local", r.makePodRange},
 		{"making the network namespace", r.makeNetns},
+		{"making the Pod range local", r.makePodRange},
 		{"starting etcd", r.startEtcd},
 		{"starting kube-apiserver", r.startAPIServer},
 		{"starting kube-controller-manager", r.startControllerManager},

@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -20,21 +21,40 @@ func ip(args ...string) error {
 // makePodRange makes the Pod addresses KWOK hands out local to this machine:
 // a route of type local for the whole range (any address in it is this host's
 // own), so the Ray stand-in listens on each Pod's address and what dials a Pod
-// reaches it. The range must be unused and unrouted.
+// reaches it. A range given (E2E_POD_CIDR) must be unrouted; otherwise the
+// first free /22 of podRangePool is taken, so a second cluster on the machine
+// (or one a killed run left) does not stop this one. The test host's route to
+// the range is added first: that route is how removeLeftovers tells a range in
+// use from one a dead run left.
 func (r *Running) makePodRange() error {
-	cidr := r.opts.PodCIDR
-	if _, _, err := net.ParseCIDR(cidr); err != nil {
-		return fmt.Errorf("E2E_POD_CIDR=%s: %v", cidr, err)
-	}
-	routes, _ := exec.Command("ip", "route", "show", "table", "all").Output()
-	if strings.Contains(string(routes), strings.Split(cidr, "/")[0]) {
-		return fmt.Errorf("the Pod range %s is already routed here (E2E_POD_CIDR to choose another)", cidr)
-	}
-	if err := ip("route", "add", "local", cidr, "dev", "lo"); err != nil {
+	routes, err := hostRoutes()
+	if err != nil {
 		return err
 	}
-	r.route = cidr
-	r.env.podCIDR = cidr
+	var cidr netip.Prefix
+	if r.opts.PodCIDR != "" {
+		if cidr, err = netip.ParsePrefix(r.opts.PodCIDR); err != nil || !cidr.Addr().Is4() {
+			return fmt.Errorf("E2E_POD_CIDR=%s: not an IPv4 range", r.opts.PodCIDR)
+		}
+		if rt, used := overlapping(routes, cidr); used {
+			return fmt.Errorf("the Pod range %s is already routed here (%s; E2E_POD_CIDR to choose another)", cidr, rt)
+		}
+	} else {
+		var ok bool
+		if cidr, ok = freePodRange(routes); !ok {
+			return fmt.Errorf("every /22 of %s is routed here: no free Pod range (E2E_POD_CIDR to choose one)", podRangePool)
+		}
+	}
+	r.opts.PodCIDR = cidr.String()
+	if err := ip("netns", "exec", r.netns, "ip", "route", "add", r.opts.PodCIDR, "via", r.env.webhookIP); err != nil {
+		return err
+	}
+	if err := ip("route", "add", "local", r.opts.PodCIDR, "dev", "lo"); err != nil {
+		return err
+	}
+	r.route = r.opts.PodCIDR
+	r.env.podCIDR = r.opts.PodCIDR
+	r.logf("Pod range %s: local to this machine", r.opts.PodCIDR)
 	return r.recordProcesses()
 }
 
@@ -43,8 +63,10 @@ func (r *Running) makePodRange() error {
 // addresses (.1, .2: ray-webhook listens there, and its lookup still reaches
 // kube-apiserver on 127.0.0.1; an EndpointSlice may not name loopback) and
 // the two CoreDNS addresses (.3, .4); the peer end (.6) is in the namespace,
-// which reaches the Pod range through the host end.
+// which reaches the Pod range through the host end (makePodRange). What runs
+// that are gone left is removed first (removeLeftovers).
 func (r *Running) makeNetns() error {
+	r.removeLeftovers()
 	out, _ := exec.Command("ip", "-4", "-o", "addr", "show").Output()
 	used := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
@@ -92,7 +114,6 @@ func (r *Running) makeNetns() error {
 		{"netns", "exec", ns, "ip", "addr", "add", e.peerIP + "/29", "dev", peerIf},
 		{"netns", "exec", ns, "ip", "link", "set", peerIf, "up"},
 		{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
-		{"netns", "exec", ns, "ip", "route", "add", r.opts.PodCIDR, "via", e.webhookIP},
 	}
 	for _, s := range steps {
 		if err := ip(s...); err != nil {

@@ -17,8 +17,9 @@
 //     etcd, the API server, the controllers and the operators listen on
 //     127.0.0.1; ray-webhook and CoreDNS on the host end of a veth pair to the
 //     "test host" namespace (a free 10.200.0.x/29); Pod addresses come from a
-//     range made local to this machine (POD_CIDR, default 10.200.64.0/22), so
-//     KWOK's addresses are never routed off it.
+//     range made local to this machine (POD_CIDR, default the first free /22
+//     of 10.200.64.0/18), so KWOK's addresses are never routed off it. What a
+//     killed run left (its namespace, its range) the next BringUp removes.
 //
 // The contract:
 //

@@ -27,7 +27,7 @@ func main() {
 	work := fs.String("work", "", "the cluster's directory")
 	bin := fs.String("bin", "", "the Go binaries (default REPO/tests/e2e/.bin)")
 	server := fs.String("ray-webhook", "", "the server binary (default REPO/build/ray-webhook)")
-	podCIDR := fs.String("pod-cidr", "", "KWOK's Pod range (default 10.200.64.0/22)")
+	podCIDR := fs.String("pod-cidr", "", "KWOK's Pod range (default the first free /22 of 10.200.64.0/18)")
 	image := fs.String("image", "", "ray-webhook's OCI archive to run the replicas from (default: the binary)")
 	profiling := fs.Bool("apiserver-profiling", false, "serve kube-apiserver's /debug/pprof")
 	release := fs.String("release", "", "the operator to leave running (a tests/e2e/kuberay-* folder)")
