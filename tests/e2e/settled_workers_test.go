@@ -9,6 +9,10 @@ package e2e
 //	            Every Ray Pod of tests/fixtures/reviews to which `ray-webhook review --admit`
 //	            answers anything (a patch, a refusal, a warning) must be called; KubeRay 1.6 and
 //	            1.7 workers that need nothing must not be
+//	bench-workers  the two Pods bench/apiserver.sh creates (cmd/podload -print-pod): the default
+//	            worker (KubeRay before 0.5) gets ray-webhook's patch and is sent; the -settled one
+//	            (KubeRay 1.x) gets no patch, no warning, and is not sent, so the bench's
+//	            "settled" rows measure a Pod that needs nothing
 
 import (
 	"context"
@@ -40,6 +44,7 @@ var settledFixtures = []string{"kuberay-1.6-worker-token-k8s.json", "kuberay-1.7
 func TestSettledWorkers(t *testing.T) {
 	framework.Attach(t)
 	t.Run("condition", settledWorkersCondition)
+	t.Run("bench-workers", settledBenchWorkers)
 }
 
 // settledReview is what the check reads of a fixture and of ray-webhook's answer.
@@ -58,9 +63,10 @@ type settledReview struct {
 	} `json:"response"`
 }
 
-func settledWorkersCondition(t *testing.T) {
-	c := framework.Attach(t)
-	ns := framework.NewNamespace(t, "settled")
+// settledOracleFor registers, in namespace ns, a mutating configuration named to run before
+// ray-webhook's, with the shipped selectors, the condition, and a URL nothing answers, and returns
+// a function that dry-runs a Pod's creation and says whether the API server called it.
+func settledOracleFor(t *testing.T, c *framework.Cluster, ns string) func(object map[string]any) (bool, string) {
 	ctx := context.Background()
 	expression, err := os.ReadFile(filepath.Join(c.Repo, "charts/ray-webhook/files/settled-worker.cel"))
 	if err != nil {
@@ -142,6 +148,13 @@ func settledWorkersCondition(t *testing.T) {
 		ok, why := called(bare)
 		return ok, "a worker without env is not sent to the stand-in yet: " + why
 	})
+	return called
+}
+
+func settledWorkersCondition(t *testing.T) {
+	c := framework.Attach(t)
+	ns := framework.NewNamespace(t, "settled")
+	called := settledOracleFor(t, c, ns)
 
 	files, _ := filepath.Glob(filepath.Join(c.Repo, "tests/fixtures/reviews/*.json"))
 	var sent, skipped []string
@@ -187,4 +200,56 @@ func settledWorkersCondition(t *testing.T) {
 	}
 	t.Logf("%d Ray Pod fixtures: %d sent, %d not sent (%s)", len(sent)+len(skipped), len(sent), len(skipped),
 		strings.Join(skipped, ", "))
+}
+
+// settledBenchWorkers: the workers bench/apiserver.sh creates are what its rows say they are.
+func settledBenchWorkers(t *testing.T) {
+	c := framework.Attach(t)
+	ns := framework.NewNamespace(t, "settled-bench")
+	called := settledOracleFor(t, c, ns)
+	for _, settled := range []bool{false, true} {
+		args := []string{"-print-pod", "-namespace", ns, "-cluster", "rc-bench", "-cluster-domain", c.ClusterDomain}
+		if settled {
+			args = append(args, "-settled")
+		}
+		out, err := exec.Command(filepath.Join(c.Bin, "podload"), args...).Output()
+		if err != nil {
+			t.Fatalf("podload %v: %v", args, err)
+		}
+		var pod map[string]any
+		if err := json.Unmarshal(out, &pod); err != nil {
+			t.Fatalf("podload -print-pod: %v: %s", err, out)
+		}
+		review, _ := json.Marshal(map[string]any{
+			"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+			"request": map[string]any{
+				"uid": "bench-worker", "operation": "CREATE", "namespace": ns,
+				"kind":     map[string]any{"group": "", "version": "v1", "kind": "Pod"},
+				"resource": map[string]any{"group": "", "version": "v1", "resource": "pods"},
+				"object":   pod,
+			},
+		})
+		cmd := exec.Command(c.RayWebhook, "review", "--admit", "--cluster-domain", c.ClusterDomain, "-")
+		cmd.Stdin = strings.NewReader(string(review))
+		answerText, err := cmd.Output()
+		var answer settledReview
+		if err != nil || json.Unmarshal(answerText, &answer) != nil {
+			t.Fatalf("ray-webhook review --admit of podload's worker: %v: %s", err, answerText)
+		}
+		isCalled, why := called(pod)
+		kind := "default"
+		if settled {
+			kind = "-settled"
+		}
+		switch {
+		case !answer.Response.Allowed:
+			t.Errorf("podload's %s worker is refused by ray-webhook", kind)
+		case !settled && (answer.Response.Patch == "" || !isCalled):
+			t.Errorf("podload's default worker: patch %q, sent %v (%s); the bench's patched rows need both", answer.Response.Patch, isCalled, why)
+		case settled && (answer.Response.Patch != "" || len(answer.Response.Warnings) > 0 || isCalled):
+			t.Errorf("podload's -settled worker: patch %q, warnings %v, sent %v (%s); it must need nothing", answer.Response.Patch, answer.Response.Warnings, isCalled, why)
+		default:
+			t.Logf("podload's %s worker: patch %v, sent to the webhooks %v", kind, answer.Response.Patch != "", isCalled)
+		}
+	}
 }
