@@ -247,12 +247,12 @@ run_go_suite() {
 
 # run_tool_tests: the Go unit tests of the suite's own tools (the framework's
 # network bookkeeping, the Ray stand-in), one check per package; they need no
-# cluster. The suite's package (.) is the cluster run above.
+# cluster. The suite's own package (.) is run_go_suite's, on the cluster.
 run_tool_tests() {
   local out="$logs/go-tool-tests.log" pkgs pkg line
   pkgs="$(cd "$e2e" && go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... 2>>"$out" | grep -vx "$(cd "$e2e" && go list .)")"
   for pkg in $pkgs; do
-    if (cd "$e2e" && nice -n 10 go test -p="$go_p" "$pkg") >>"$out" 2>&1; then
+    if (cd "$e2e" && nice -n 10 go test -p="$go_p" -trimpath "$pkg") >>"$out" 2>&1; then
       pass "go unit ${pkg#*/tests/e2e/}"
     else
       line="$(grep -E '^(FAIL|---|\s+[a-z_]+_test\.go:)' "$out" | head -3 | cut -c1-300 | paste -sd ' ' -)"
