@@ -15,6 +15,7 @@ package e2e
 //	            "settled" rows measure a Pod that needs nothing
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -61,6 +62,19 @@ type settledReview struct {
 		Patch    string   `json:"patch"`
 		Warnings []string `json:"warnings"`
 	} `json:"response"`
+}
+
+// admitAnswer is `ray-webhook review --admit` of review (named what in a failure).
+func admitAnswer(t *testing.T, c *framework.Cluster, what string, review []byte) settledReview {
+	t.Helper()
+	cmd := exec.Command(c.RayWebhook, "review", "--admit", "--cluster-domain", c.ClusterDomain, "-")
+	cmd.Stdin = bytes.NewReader(review)
+	out, err := cmd.Output()
+	var answer settledReview
+	if err != nil || json.Unmarshal(out, &answer) != nil {
+		t.Fatalf("ray-webhook review --admit of %s: %v: %s", what, err, out)
+	}
+	return answer
 }
 
 // settledOracleFor registers, in namespace ns, a mutating configuration named to run before
@@ -172,11 +186,7 @@ func settledWorkersCondition(t *testing.T) {
 		if nodeType := labels["ray.io/node-type"]; nodeType != "head" && nodeType != "worker" {
 			continue // the shipped objectSelector never sends it
 		}
-		out, err := exec.Command(c.RayWebhook, "review", "--admit", "--cluster-domain", c.ClusterDomain, file).Output()
-		var answer settledReview
-		if err != nil || json.Unmarshal(out, &answer) != nil {
-			t.Fatalf("ray-webhook review --admit %s: %v", name, err)
-		}
+		answer := admitAnswer(t, c, name, text)
 		needs := !answer.Response.Allowed || answer.Response.Patch != "" || len(answer.Response.Warnings) > 0
 		isCalled, why := called(review.Request.Object)
 		if isCalled {
@@ -229,13 +239,7 @@ func settledBenchWorkers(t *testing.T) {
 				"object":   pod,
 			},
 		})
-		cmd := exec.Command(c.RayWebhook, "review", "--admit", "--cluster-domain", c.ClusterDomain, "-")
-		cmd.Stdin = strings.NewReader(string(review))
-		answerText, err := cmd.Output()
-		var answer settledReview
-		if err != nil || json.Unmarshal(answerText, &answer) != nil {
-			t.Fatalf("ray-webhook review --admit of podload's worker: %v: %s", err, answerText)
-		}
+		answer := admitAnswer(t, c, "podload's worker", review)
 		isCalled, why := called(pod)
 		kind := "default"
 		if settled {

@@ -2,7 +2,6 @@ package framework
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -67,14 +66,9 @@ func (r *Running) makePodRange() error {
 // that are gone left is removed first (removeLeftovers).
 func (r *Running) makeNetns() error {
 	r.removeLeftovers()
-	out, _ := exec.Command("ip", "-4", "-o", "addr", "show").Output()
 	used := map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		for _, f := range strings.Fields(line) {
-			if a, _, ok := strings.Cut(f, "/"); ok && net.ParseIP(a) != nil {
-				used[a] = true
-			}
-		}
+	for _, a := range ipv4Addrs("") {
+		used[a.String()] = true
 	}
 	block := -1
 	for i := 0; i < 32 && block < 0; i++ {

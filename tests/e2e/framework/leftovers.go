@@ -38,14 +38,10 @@ type route struct {
 	kind string // local, broadcast, ...; "unicast" when the line names none
 	dst  netip.Prefix
 	dev  string
-	via  string
 }
 
 func (r route) String() string {
 	s := r.kind + " " + r.dst.String()
-	if r.via != "" {
-		s += " via " + r.via
-	}
 	if r.dev != "" {
 		s += " dev " + r.dev
 	}
@@ -81,11 +77,8 @@ func parseRoutes(out string) []route {
 		}
 		rt.dst = dst.Masked()
 		for i := 1; i+1 < len(f); i++ {
-			switch f[i] {
-			case "dev":
+			if f[i] == "dev" {
 				rt.dev = f[i+1]
-			case "via":
-				rt.via = f[i+1]
 			}
 		}
 		routes = append(routes, rt)
@@ -204,9 +197,14 @@ func hostLittleEndian() bool {
 	return binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 }
 
-// interfaceAddrs are the IPv4 addresses of device dev ("" when it is gone).
-func interfaceAddrs(dev string) []netip.Addr {
-	out, err := exec.Command("ip", "-4", "-o", "addr", "show", "dev", dev).Output()
+// ipv4Addrs are the IPv4 addresses of device dev, of every device when dev is
+// "" (none when dev is gone).
+func ipv4Addrs(dev string) []netip.Addr {
+	args := []string{"-4", "-o", "addr", "show"}
+	if dev != "" {
+		args = append(args, "dev", dev)
+	}
+	out, err := exec.Command("ip", args...).Output()
 	if err != nil {
 		return nil
 	}
@@ -242,7 +240,7 @@ func (r *Running) removeLeftovers() {
 			continue
 		}
 		hostIf := "rwe2e" + strings.TrimPrefix(ns, netnsPrefix) + "h"
-		if !leftoverNamespace(time.Since(st.ModTime()), interfaceAddrs(hostIf), bound) {
+		if !leftoverNamespace(time.Since(st.ModTime()), ipv4Addrs(hostIf), bound) {
 			live = append(live, ns)
 			continue
 		}
