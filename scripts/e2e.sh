@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end suite: ray-webhook behind a real kube-apiserver, etcd, controllers,
-# scheduler, KWOK, CoreDNS and KubeRay operators, all built from Go modules
+# scheduler, KWOK, kube-proxy, CoreDNS and KubeRay operators, all built from Go modules
 # (tests/e2e/, README there). This script builds; the Go framework
 # (tests/e2e/framework, BringUp) starts and stops the cluster.
 #
@@ -83,7 +83,7 @@ build() {
   log "building $name ($pkg in ${dir#"$repo"/})"
   local t0=$SECONDS
   case "$name" in
-    kube-apiserver|kubectl|kube-scheduler|kube-controller-manager)
+    kube-apiserver|kubectl|kube-scheduler|kube-controller-manager|kube-proxy)
       # What k8s.io/kubernetes' hack/lib/version.sh stamps into a release
       # build; without it the binaries report v0.0.0-master.
       local v
@@ -125,6 +125,7 @@ build_all() {
   build kubectl "$e2e" ./cmd/kubectl || ok=1
   build kube-controller-manager "$e2e" ./cmd/kube-controller-manager || ok=1
   build kube-scheduler "$e2e" ./cmd/kube-scheduler || ok=1
+  build kube-proxy "$e2e" ./cmd/kube-proxy || ok=1
   build kwok "$e2e/addons" sigs.k8s.io/kwok/cmd/kwok || ok=1
   build coredns "$e2e/addons" ./cmd/coredns || ok=1
   # The Go suite; when it does not build, run_go_suite counts one failure.
