@@ -8,6 +8,10 @@ package e2e
 //	                                       resolves to the ClusterIP head Service, whose
 //	                                       controller-written EndpointSlice names the head Pod;
 //	                                       the bare RAY_IP does not resolve without a search list
+//	v0.3.0/fqdn-dials-head-through-cluster-ip
+//	                                       the same, dialled: GET FQ_RAY_IP:8265 from the test host
+//	                                       goes to the ClusterIP, which kube-proxy sends to the head
+//	                                       Pod, whose Ray (the stand-in) answers as that head
 //	v0.3.0/search-list-picks-namespace     the same cluster name in A and B: with B first in the
 //	                                       search list A's bare RAY_IP is B's head, its FQ_RAY_IP A's
 //	custom-cluster-domain                  --cluster-domain=example.internal on a replica, a second
@@ -47,6 +51,7 @@ func TestDNS(t *testing.T) {
 	t.Run("v0.3.0", func(t *testing.T) {
 		framework.Operator(t, releaseLegacy)
 		t.Run("fqdn-resolves-to-head-service", testLegacyFQDN)
+		t.Run("fqdn-dials-head-through-cluster-ip", testLegacyClusterIP)
 		t.Run("search-list-picks-namespace", testLegacySearchList)
 	})
 	t.Run("custom-cluster-domain", testCustomClusterDomain)
@@ -123,6 +128,44 @@ func testLegacyFQDN(t *testing.T) {
 	t.Logf("  %q -> %v = Service %s ClusterIP %s", strings.TrimSpace(conf), addrs, svc.Name, svc.Spec.ClusterIP)
 	t.Logf("  EndpointSlice %s (managed-by endpointslice-controller.k8s.io) names head Pod %s at %s", slice.Name, rc.Head.Name, rc.Head.Status.PodIP)
 	t.Logf("  bare %s: %v", bare, bareErr)
+}
+
+// (a), dialled
+func testLegacyClusterIP(t *testing.T) {
+	c := framework.Attach(t)
+	if strings.HasPrefix(c.KubeProxy, "none") {
+		t.Fatalf("this cluster runs no kube-proxy (KUBE_PROXY=%q), so no ClusterIP routes", c.KubeProxy)
+	}
+	ns := framework.NewNamespace(t, "e2e-dns-clusterip")
+	createCluster(t, ns, legacyFixture, dnsCluster, nil)
+	rc := waitRunning(t, ns, dnsCluster, 1, 3*time.Minute)
+	fq, _ := legacyWorkerNames(t, rc)
+	svc := rc.Service
+	if svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		t.Fatalf("head Service %s/%s has ClusterIP %q; KubeRay v0.3.0 with serviceType ClusterIP gives it one", ns, svc.Name, svc.Spec.ClusterIP)
+	}
+	var ports []string
+	served := false
+	for _, p := range svc.Spec.Ports {
+		ports = append(ports, fmt.Sprintf("%s %d->%s", p.Name, p.Port, p.TargetPort.String()))
+		served = served || p.Port == dashboardPort
+	}
+	if !served {
+		t.Fatalf("head Service %s/%s has no port %d, the dashboard's (ports %v)", ns, svc.Name, dashboardPort, ports)
+	}
+
+	conf := onlyNameserver(c.DNSIP)
+	url := fmt.Sprintf("http://%s:%d/api/version", fq, dashboardPort)
+	v := dashboardVersion(t, conf, url)
+	if want := ns + "/" + rc.Head.Name; v.SessionName != want {
+		t.Fatalf("GET %s answered as %q, want the head %q", url, v.SessionName, want)
+	}
+	addrs, err := framework.Resolve(t, conf, fq)
+	if err != nil || !slices.Equal(addrs, []string{svc.Spec.ClusterIP}) {
+		t.Fatalf("%s resolves to %v (%v), want the head Service's ClusterIP [%s]", fq, addrs, err, svc.Spec.ClusterIP)
+	}
+	t.Logf("worker %s/%s: FQ_RAY_IP=%s -> %v = Service %s ClusterIP (kube-proxy, %s mode); GET %s: session_name %q = head Pod %s at %s",
+		ns, rc.Workers[0].Name, fq, addrs, svc.Name, c.KubeProxy, url, v.SessionName, rc.Head.Name, rc.Head.Status.PodIP)
 }
 
 // (b)

@@ -39,7 +39,8 @@ type BringUpOptions struct {
 }
 
 // Running is a cluster BringUp started: its processes, in start order, and
-// what it changed on this machine (a network namespace, a local route).
+// what it changed on this machine (a network namespace, a local route,
+// kube-proxy's rules).
 type Running struct {
 	Work       string
 	ClusterEnv string // WORK/cluster.env, for Attach (E2E_CLUSTER_ENV)
@@ -80,8 +81,9 @@ const (
 
 // BringUp starts the whole cluster: PKI, the
 // network namespace and the local Pod range, etcd, kube-apiserver,
-// kube-controller-manager, kube-scheduler, KWOK's node, CoreDNS, the Ray
-// stand-in, then deploy/ installed as shipped with ray-webhook serving it. It
+// kube-controller-manager, kube-scheduler, KWOK's node, kube-proxy, CoreDNS,
+// the Ray stand-in, then deploy/ installed as shipped with ray-webhook
+// serving it. It
 // writes WORK/cluster.env. On an error, what was started is stopped again.
 func BringUp(opts BringUpOptions) (r *Running, err error) {
 	if opts.Repo == "" {
@@ -131,6 +133,7 @@ func BringUp(opts BringUpOptions) (r *Running, err error) {
 		{"starting kube-controller-manager", r.startControllerManager},
 		{"starting kube-scheduler", r.startScheduler},
 		{"starting KWOK", r.startKwok},
+		{"starting kube-proxy", r.startKubeProxy},
 		{"starting CoreDNS", r.startCoreDNS},
 		{"starting the Ray stand-in", r.startRayStandin},
 		{"installing deploy/", r.installDeploy},
@@ -328,8 +331,8 @@ func (r *Running) kubectl(stdin string, args ...string) (string, error) {
 }
 
 // Stop stops every process in the reverse of its start order, removes the
-// network namespace and the local route, and deletes WORK (with the
-// unpacked image) unless keepWork.
+// network namespace, the local route and kube-proxy's rules, and deletes WORK
+// (with the unpacked image) unless keepWork.
 func (r *Running) Stop(keepWork bool) {
 	if r.webhookProber != nil {
 		r.webhookProber.stop()
@@ -376,7 +379,8 @@ func (r *Running) recordProcesses() error {
 }
 
 // StopRecorded stops what a BringUp in another process left running in WORK
-// (its WORK/processes and WORK/network), and deletes WORK unless keepWork.
+// (its WORK/processes and WORK/network, and kube-proxy's rules when its
+// kube-proxy ran them), and deletes WORK unless keepWork.
 func StopRecorded(work string, keepWork bool) error {
 	b, err := os.ReadFile(filepath.Join(work, "processes"))
 	if err != nil {
@@ -395,7 +399,7 @@ func StopRecorded(work string, keepWork bool) error {
 		}
 	}
 	n, _ := os.ReadFile(filepath.Join(work, "network"))
-	r := &Running{Work: work}
+	r := &Running{Work: work, opts: BringUpOptions{Log: os.Stderr}}
 	for _, line := range strings.Split(string(n), "\n") {
 		if v, ok := strings.CutPrefix(line, "netns="); ok {
 			r.netns = v

@@ -14,6 +14,7 @@ type clusterEnv struct {
 	etcdURL, apiServer, resolvConf                      string
 	deploySrc, webhookCerts, rendered, secretDir, saDir string
 	webhookToken, clusterDomain                         string
+	kubeProxy                                           string // its mode, or "none: WHY"
 	webhookArgs                                         []string
 	webhookPort, webhookPid, volumeGroup                int
 	volumeMode                                          os.FileMode
@@ -39,6 +40,7 @@ func (r *Running) writeClusterEnv() error {
 		{"DNS_IP", e.dnsIP},
 		{"DNS_IP2", e.dnsIP2},
 		{"POD_CIDR", e.podCIDR},
+		{"KUBE_PROXY", e.kubeProxy},
 		{"KWOK_TAINT", kwokTaint},
 		{"CLUSTER_DOMAIN", e.clusterDomain},
 		{"RESOLV_CONF", e.resolvConf},

@@ -118,8 +118,10 @@ func (r *Running) makeNetns() error {
 	return nil
 }
 
-// removeNetwork undoes makeNetns (the veth pair goes with the namespace) and makePodRange.
+// removeNetwork undoes makeNetns (the veth pair goes with the namespace),
+// makePodRange and startKubeProxy (its rules: releaseKubeProxy).
 func (r *Running) removeNetwork() {
+	r.releaseKubeProxy()
 	if r.netns != "" {
 		_ = ip("netns", "del", r.netns)
 		os.RemoveAll("/etc/netns/" + r.netns)

@@ -38,6 +38,7 @@ type Cluster struct {
 	DNSIP          string   // DNS_IP: the cluster's CoreDNS (zone CLUSTER_DOMAIN)
 	DNSIP2         string   // DNS_IP2: free for a second CoreDNS on :53
 	PodCIDR        string   // POD_CIDR: KWOK's Pod addresses, local to this machine
+	KubeProxy      string   // KUBE_PROXY: kube-proxy's mode (nftables, iptables), or "none: WHY" (another cluster's runs)
 	KwokTaint      string   // KWOK_TAINT: the key of kwok-node-0's NoSchedule taint
 	ClusterDomain  string   // CLUSTER_DOMAIN: cluster.local
 	ResolvConf     string   // RESOLV_CONF: a resolv.conf naming DNS_IP alone (for operators)
@@ -181,6 +182,7 @@ func readClusterFile(file string) (*Cluster, error) {
 	str("RENDERED", &c.Rendered)
 	str("AUDIT_LOG", &c.AuditLog)
 	str("REPO", &c.Repo)
+	c.KubeProxy = env["KUBE_PROXY"]
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s (%s=%s) lacks %s", file, EnvVar, file, strings.Join(missing, ", "))
 	}

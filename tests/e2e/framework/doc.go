@@ -1,7 +1,7 @@
 // Package framework runs the Go end-to-end suite (tests/e2e/*_test.go) on a
 // whole cluster: kube-apiserver, etcd, kube-controller-manager,
-// kube-scheduler, KWOK's node kwok-node-0, CoreDNS, the Ray stand-in and
-// ray-webhook installed from deploy/. BringUp starts that cluster and
+// kube-scheduler, KWOK's node kwok-node-0, kube-proxy, CoreDNS, the Ray
+// stand-in and ray-webhook installed from deploy/. BringUp starts that cluster and
 // Running.Stop stops it (Main does both around the tests, as envtest does for
 // controller-runtime's); per test, helpers add what a test needs on top (an
 // operator, a CoreDNS, a ray-webhook replica) and remove it again.
@@ -18,8 +18,11 @@
 //     127.0.0.1; ray-webhook and CoreDNS on the host end of a veth pair to the
 //     "test host" namespace (a free 10.200.0.x/29); Pod addresses come from a
 //     range made local to this machine (POD_CIDR, default the first free /22
-//     of 10.200.64.0/18), so KWOK's addresses are never routed off it. What a
-//     killed run left (its namespace, its range) the next BringUp removes.
+//     of 10.200.64.0/18), so KWOK's addresses are never routed off it.
+//     kube-proxy (nftables mode, else iptables) routes ClusterIPs to them,
+//     for one cluster per machine (KUBE_PROXY says which mode, or none and
+//     why). What a killed run left (its namespace, its range, kube-proxy's
+//     rules) the next BringUp removes.
 //
 // The contract:
 //

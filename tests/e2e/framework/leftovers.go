@@ -21,7 +21,9 @@ import (
 // nothing listens on its host end's addresses (ray-webhook and CoreDNS of a
 // live cluster do, detached ones included; sockets are per network namespace,
 // so this holds whatever PID namespace the run had); a local route of the
-// pool is a leftover when no remaining namespace routes to it.
+// pool is a leftover when no remaining namespace routes to it. kube-proxy's
+// rules are a leftover when the process kubeProxyOwner names is gone
+// (removeKubeProxyLeftover).
 
 // podRangePool is where BringUp takes a Pod range from (a free /22), below
 // serviceRange.
@@ -226,6 +228,7 @@ func ipv4Addrs(dev string) []netip.Addr {
 // gone, and says what it removed. It never fails a bring-up: what it cannot
 // remove only leaves fewer free ranges (makePodRange then takes another).
 func (r *Running) removeLeftovers() {
+	r.removeKubeProxyLeftover()
 	out, _ := exec.Command("ip", "netns", "list").Output()
 	bound := boundAddresses()
 	var live []string
@@ -274,4 +277,33 @@ func (r *Running) removeLeftovers() {
 		}
 		r.logf("removed the local route of Pod range %s, left by a run that is gone (no network namespace routes to it)", rt.dst)
 	}
+}
+
+// removeKubeProxyLeftover removes the kube-proxy rules of a run that is gone:
+// kubeProxyOwner names a process that no longer runs (a killed run's
+// kube-proxy, or the bring-up that was about to start it). The rules are the
+// mode's own, whichever cluster they served, and while that process ran no
+// other cluster of the suite started a kube-proxy, so they are all its. An
+// owner file that cannot be read is removed once older than leftoverAge.
+func (r *Running) removeKubeProxyLeftover() {
+	o, ok, exists := readProxyOwner()
+	if !exists {
+		return
+	}
+	if !ok {
+		if st, err := os.Stat(kubeProxyOwner); err == nil && time.Since(st.ModTime()) > leftoverAge {
+			os.Remove(kubeProxyOwner)
+			r.logf("removed %s, unreadable and %v old", kubeProxyOwner, time.Since(st.ModTime()).Round(time.Second))
+		}
+		return
+	}
+	if o.alive() {
+		return
+	}
+	if err := removeProxyRules(o); err != nil {
+		r.logf("the kube-proxy rules of a run that is gone (%s) stay: %v", o.work, err)
+		return
+	}
+	os.Remove(kubeProxyOwner)
+	r.logf("removed the kube-proxy rules (%s mode) of the cluster in %s, a run that is gone (pid %d no longer runs)", o.mode, o.work, o.pid)
 }
