@@ -29,6 +29,7 @@ type BringUpOptions struct {
 	Work       string    // the run's directory, default a new /tmp/ray-webhook-e2e.XXXXXX
 	PodCIDR    string    // KWOK's Pod range, made local to this machine; default the first free /22 of 10.200.64.0/18
 	Image      string    // ray-webhook's OCI archive (scripts/image.sh): the replicas run from it; "" runs RayWebhook
+	RayVenv    string    // Ray's virtual environment (RayPods), default rayVenv()
 	Log        io.Writer // progress lines, default os.Stderr
 	// Detached gives every process its own process group, so it outlives
 	// the caller (e2e-cluster up); otherwise a ^C of the caller stops them.
@@ -100,6 +101,9 @@ func BringUp(opts BringUpOptions) (r *Running, err error) {
 	}
 	if opts.Log == nil {
 		opts.Log = os.Stderr
+	}
+	if opts.RayVenv == "" {
+		opts.RayVenv = defaultRayVenv(opts.E2EDir)
 	}
 	if opts.Work == "" {
 		if opts.Work, err = os.MkdirTemp("", "ray-webhook-e2e."); err != nil {
@@ -409,6 +413,7 @@ func StopRecorded(work string, keepWork bool) error {
 		}
 	}
 	r.removeNetwork()
+	removePodLeftovers(r.logf)
 	os.Remove(filepath.Join(work, "processes"))
 	os.Remove(filepath.Join(work, "network"))
 	if !keepWork {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -58,6 +59,7 @@ func (r *Running) writeClusterEnv() error {
 		{"RENDERED", e.rendered},
 		{"AUDIT_LOG", r.path("logs", "audit.log")},
 		{"REPO", r.opts.Repo},
+		{"RAY_VENV", r.opts.RayVenv},
 		{"VOLUME_MODE", fmt.Sprintf("%o", e.volumeMode)},
 		{"VOLUME_GROUP", itoa(e.volumeGroup)},
 	}
@@ -92,4 +94,26 @@ KWOK_TAINT=%s
 `, r.path("kubeconfig"), r.bin("kubectl"), r.bin("podload"), e.apiServer, r.path("pki"), e.webhookIP, e.webhookPort,
 		e.secretDir, e.webhookPid, r.path("logs"), r.opts.Bin, r.opts.E2EDir, kwokTaint)
 	return os.WriteFile(r.path("bench.env"), []byte(bench), 0o644)
+}
+
+// defaultRayVenv is where scripts/install-deps.sh --test installs Ray:
+// E2E_RAY_VENV, else ${XDG_CACHE_HOME:-$HOME/.cache}/ray-webhook-e2e/ray-VERSION,
+// VERSION being ray[default]'s in E2E_DIR/ray/requirements.txt.
+func defaultRayVenv(e2eDir string) string {
+	if v := os.Getenv("E2E_RAY_VENV"); v != "" {
+		return v
+	}
+	b, _ := os.ReadFile(filepath.Join(e2eDir, "ray", "requirements.txt"))
+	version := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "ray[default]=="); ok {
+			version = v
+		}
+	}
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(cache, "ray-webhook-e2e", "ray-"+version)
 }

@@ -21,7 +21,9 @@ import (
 // nothing listens on its host end's addresses (ray-webhook and CoreDNS of a
 // live cluster do, detached ones included; sockets are per network namespace,
 // so this holds whatever PID namespace the run had); a local route of the
-// pool is a leftover when no remaining namespace routes to it. kube-proxy's
+// pool is a leftover when no remaining namespace routes to it. The Pod
+// namespaces and the guard table of a test binary that is gone go too
+// (removePodLeftovers). kube-proxy's
 // rules are a leftover when the process kubeProxyOwner names is gone
 // (removeKubeProxyLeftover).
 
@@ -229,6 +231,7 @@ func ipv4Addrs(dev string) []netip.Addr {
 // remove only leaves fewer free ranges (makePodRange then takes another).
 func (r *Running) removeLeftovers() {
 	r.removeKubeProxyLeftover()
+	removePodLeftovers(r.logf)
 	out, _ := exec.Command("ip", "netns", "list").Output()
 	bound := boundAddresses()
 	var live []string

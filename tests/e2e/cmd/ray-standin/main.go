@@ -3,7 +3,8 @@
 // controllers, KWOK (Pods Running and Ready, with IPs from -pod-cidr) and
 // CoreDNS, but no container runtime, so no Ray runs; this answers in its place:
 //
-//   - every Ray Pod (label ray.io/node-type) that is Running with a
+//   - every Ray Pod (label ray.io/node-type) but those where real Ray runs
+//     (label e2e.ray-webhook.io/run: ray) that is Running with a
 //     status.podIP inside -pod-cidr gets listeners bound to exactly that
 //     address: PODIP:-dashboard-port (heads only) and PODIP:-serve-port. They
 //     are closed when the Pod is gone, leaves Running, or has another IP. The
@@ -54,6 +55,10 @@ import (
 )
 
 const nodeTypeLabel = "ray.io/node-type"
+
+// A Pod with this label runs real Ray (tests/e2e/framework RunLabel): its
+// address is its own network namespace's, and it is left alone.
+const realRayLabel, realRayValue = "e2e.ray-webhook.io/run", "ray"
 
 type pod struct {
 	Metadata struct {
@@ -111,6 +116,8 @@ func servedPods(pods []pod, prefix netip.Prefix) (byAddr map[netip.Addr]rayPod, 
 		k := p.key()
 		addr, err := netip.ParseAddr(p.Status.PodIP)
 		switch {
+		case p.Metadata.Labels[realRayLabel] == realRayValue:
+			notes[k] = "real Ray runs in it, not served"
 		case p.Status.Phase != "Running":
 			notes[k] = "phase " + orDash(p.Status.Phase) + ", not served"
 		case err != nil:

@@ -44,7 +44,9 @@ func TestServedPods(t *testing.T) {
 		mkPod("ns", "zdup", "u7", "worker", "Running", "10.200.64.2", true),
 		mkPod("ns", "done", "u8", "head", "Succeeded", "10.200.64.8", false),
 		mkPod("other", "head", "u9", "head", "Running", "::ffff:10.200.64.4", true),
+		mkPod("ns", "real", "u10", "worker", "Running", "10.200.64.10", true),
 	}
+	pods[len(pods)-1].Metadata.Labels[realRayLabel] = realRayValue
 	byAddr, notes := servedPods(pods, prefix)
 	want := map[string]rayPod{
 		"10.200.64.2": {Key: "ns/head", UID: "u1", Head: true, Ready: true},
@@ -63,6 +65,7 @@ func TestServedPods(t *testing.T) {
 	for key, frag := range map[string]string{
 		"ns/pending": "phase Pending", "ns/outside": "outside 10.200.64.0/24", "ns/noip": "without a Pod IP",
 		"ns/zdup": "already served as ns/head", "ns/done": "phase Succeeded", "ns/head": "",
+		"ns/real": "real Ray runs in it",
 	} {
 		if got, ok := notes[key]; !ok || (frag == "" && got != "") || !strings.Contains(got, frag) {
 			t.Errorf("note of %s: %q, want %q", key, got, frag)
