@@ -494,15 +494,19 @@ func fieldValue(pod *corev1.Pod, path string) (string, error) {
 }
 
 // resourceValue is the downward API's value of a container resource, rounded
-// up to the divisor as the kubelet does (limits default to requests).
+// up to the divisor as the kubelet does.
 func resourceValue(ctr corev1.Container, ref *corev1.ResourceFieldSelector) (string, error) {
 	kind, name, ok := strings.Cut(ref.Resource, ".")
 	if !ok {
 		return "", fmt.Errorf("resourceFieldRef %s: not known here", ref.Resource)
 	}
-	q, found := ctr.Resources.Limits[corev1.ResourceName(name)]
-	if kind == "requests" || !found {
-		q, found = ctr.Resources.Requests[corev1.ResourceName(name)]
+	// The API server defaults a missing request to the limit; a missing
+	// limit would be the node's allocatable.
+	limit, hasLimit := ctr.Resources.Limits[corev1.ResourceName(name)]
+	request, hasRequest := ctr.Resources.Requests[corev1.ResourceName(name)]
+	q, found := limit, hasLimit
+	if kind == "requests" && hasRequest || !hasLimit {
+		q, found = request, hasRequest
 	}
 	if !found {
 		return "", fmt.Errorf("resourceFieldRef %s: the container sets none (the node's allocatable is not known here)", ref.Resource)
