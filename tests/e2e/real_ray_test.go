@@ -212,6 +212,9 @@ func seedWithWebhook(t *testing.T) (string, rayCluster) {
 	ns = framework.NewNamespace(t, "e2e-ray-seed")
 	rp = framework.RunRayPods(t, ns, framework.Kubelet{})
 	ok := t.Run("with-ray-webhook", func(t *testing.T) {
+		if strings.HasPrefix(c.KubeProxy, "none") {
+			t.Fatalf("the workers reach the head through its ClusterIP, and this cluster runs no kube-proxy: %s", c.KubeProxy)
+		}
 		createCluster(t, ns, seedFixture, seedCluster, map[string]string{"DNS_IP": c.DNSIP})
 		rc = waitRunning(t, ns, seedCluster, 2, rayJoinTimeout)
 		for _, w := range rc.Workers {
