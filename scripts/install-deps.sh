@@ -44,7 +44,7 @@ fi
 install_ray() {
   local req venv stamp
   req="$(cd "$(dirname "$0")/.." && pwd)/tests/e2e/ray/requirements.txt"
-  venv="${E2E_RAY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ray-webhook-e2e/ray-$(sed -n 's/^ray\[default\]==//p' "$req")}"
+  venv="${E2E_RAY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ray-webhook-e2e/ray-$(sed -n 's/^ray\[[a-z,]*\]==//p' "$req")}"
   stamp="$(sha256sum "$req" | cut -c1-16)"
   [ "$(cat "$venv/.requirements" 2>/dev/null)" = "$stamp" ] && [ -x "$venv/bin/ray" ] && return 0
   echo "install-deps: installing Ray into $venv" >&2

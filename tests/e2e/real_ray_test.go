@@ -20,6 +20,7 @@ package e2e
 //	v1.6.2/custom-cluster-domain     KubeRay v1.6.2 with CLUSTER_DOMAIN=example.internal, ray-webhook
 //	                                 --cluster-domain, the kubelet's --cluster-domain and a CoreDNS
 //	                                 for that zone: both workers ALIVE
+//	v1.6.2/rayjob-real-submitter, v1.6.2/head-deleted: real_ray_v1_test.go
 
 import (
 	"context"
@@ -65,6 +66,7 @@ func TestRealRay(t *testing.T) {
 	})
 	t.Run("v1.6.2", func(t *testing.T) {
 		t.Run("custom-cluster-domain", testRealCustomDomain)
+		testRealV1(t)
 	})
 }
 

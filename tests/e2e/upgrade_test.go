@@ -2,8 +2,9 @@ package e2e
 
 // TestRayServiceUpgrade (old check 22c): a RayService whose name has 40
 // characters is upgraded to completion by a real KubeRay operator on the
-// cluster's real parts, with tests/e2e/cmd/ray-standin answering as the Ray
-// processes of its Pods (tests/e2e/README.md, "The Ray stand-in"). One
+// cluster's real parts, with Ray and Serve themselves in its Pods
+// (framework.RunRayPods; the application testdata/serve-app/echo_app.py in
+// the image's /home/ray). One
 // subtest per operator release: kuberay-v1.6.2 (its clusters
 // <service>-<5 random>, 46 characters: heads <cluster>-head), and with
 // E2E_ALL_RELEASES=1 kuberay-v1.3.2 (<service>-raycluster-<5 random>, 57
@@ -19,12 +20,14 @@ package e2e
 // (README.md, "Deterministic name"); the heads of the operator's
 // CreatedHeadPod events are exactly the stored ones, no FailedCreateHeadPod,
 // no "already exists" in its log; both clusters owned by the RayService; the
-// echo:Echo deployment reached each cluster's head (the stand-in's log); at
-// the end the new head is what its head Service's name and the RayService's
-// reach through CoreDNS.
+// serve Service's answer (GET / through kube-proxy, from the test host) comes
+// from the active cluster's Echo replica, before and after the switch; at the
+// end the new head is what its head Service's name and the RayService's reach
+// through CoreDNS (its node table's head is that Pod).
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -110,16 +113,25 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	c := framework.Attach(t)
 	ctx := context.Background()
 	ns := framework.NewNamespace(t, "e2e-upgrade")
+	if strings.HasPrefix(c.KubeProxy, "none") {
+		t.Fatalf("the serve Service is a ClusterIP one, and this cluster runs no kube-proxy: %s", c.KubeProxy)
+	}
+	app, err := os.ReadFile("testdata/serve-app/echo_app.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := framework.RunRayPods(t, ns, framework.Kubelet{}, framework.ImageFile{Name: "echo_app.py", Content: string(app)})
 	op := framework.Operator(t, release)
 	heads := pollLiveHeads(t, ns, 500*time.Millisecond)
 	t0 := time.Now()
 	framework.Create(t, ns, framework.Manifest(t, "testdata/rayservice-upgrade-v1.yaml", map[string]string{"NAME": upgradeService}))
 
-	// (1) The first cluster active and serving: head scheduled and Ready
-	// (KWOK), Serve applications RUNNING on its dashboard (the stand-in),
-	// serve Service endpoints (the EndpointSlice controller).
+	// (1) The first cluster active and serving: head scheduled (KWOK) and
+	// ready (its readinessProbe), the Serve application RUNNING on its
+	// dashboard, serve Service endpoints (the EndpointSlice controller).
 	var c1 string
-	framework.Eventually(t, 120*time.Second, 500*time.Millisecond, func() (bool, string) {
+	framework.Eventually(t, 240*time.Second, time.Second, func() (bool, string) {
+		failOnDeath(t, rp)
 		c1, _, _ = upgradeState(t, ns)
 		if c1 == "" {
 			return false, "no active cluster yet"
@@ -127,6 +139,7 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 		return upgradeServing(t, ns, c1)
 	})
 	tReady := time.Since(t0)
+	served1 := serveAnswer(t, ns, c1)
 	rc1, err := c.Dynamic.Resource(rayClustersV1).Namespace(ns).Get(ctx, c1, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("RayCluster %s: %v", c1, err)
@@ -149,8 +162,12 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	// (3) The new cluster active and serving; (4) the old RayCluster deleted
 	// (60 s after the switch: RayClusterDeletionDelayDuration), its Pods
 	// then by the garbage collector.
-	framework.Eventually(t, 120*time.Second, 500*time.Millisecond, func() (bool, string) { return upgradeServing(t, ns, c2) })
+	framework.Eventually(t, 240*time.Second, time.Second, func() (bool, string) {
+		failOnDeath(t, rp)
+		return upgradeServing(t, ns, c2)
+	})
 	tSwitched := time.Since(t0)
+	served2 := serveAnswer(t, ns, c2)
 	framework.Eventually(t, 90*time.Second, 500*time.Millisecond, func() (bool, string) {
 		_, err := c.Dynamic.Resource(rayClustersV1).Namespace(ns).Get(ctx, c1, metav1.GetOptions{})
 		return err != nil && strings.Contains(err.Error(), "not found"), fmt.Sprintf("RayCluster %s: %v", c1, err)
@@ -222,10 +239,7 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 		t.Errorf("the operator logged %d 'already exists' errors for %s's Pods", n, upgradeService)
 	}
 
-	// One head per cluster, named by the rule; owned by the RayService; the
-	// operator found the dashboard by the head Service's name (CoreDNS: the
-	// head Pod's IP) and deployed the application to that head.
-	standinLog := c.Logs + "/ray-standin.log"
+	// One head per cluster, named by the rule; owned by the RayService.
 	for _, rc := range []*unstructured.Unstructured{rc1, rc2} {
 		cl := rc.GetName()
 		if seen := strings.Join(heads.seen(cl), ","); seen != upgradeHeadName(cl) {
@@ -233,10 +247,6 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 		}
 		if refs := rc.GetOwnerReferences(); len(refs) == 0 || refs[0].Kind != "RayService" {
 			t.Errorf("RayCluster %s is not owned by the RayService: %v", cl, refs)
-		}
-		h := upgradeHeadName(cl)
-		if len(framework.Lines(standinLog, "dashboard "+ns+"/"+h+" PUT /api/serve/applications/ ", "applications deployed: echo:Echo")) == 0 {
-			t.Errorf("no Serve application deployed to %s's head %s (%s)", cl, h, standinLog)
 		}
 	}
 
@@ -250,16 +260,57 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 		t.Fatalf("cluster %s at the end: heads %v, want %s", c2, end, upgradeHeadName(c2))
 	}
 	svc2, _, _ := unstructured.NestedString(rc2.Object, "status", "head", "serviceName")
-	resolv := onlyNameserver(c.DNSIP)
-	want := ns + "/" + upgradeHeadName(c2)
+	head2 := rayPods(t, ns, c2, "head")[0]
 	for _, svc := range []string{svc2, upgradeService + "-head-svc"} {
-		url := fmt.Sprintf("http://%s.%s.svc.%s:8265/api/version", svc, ns, c.ClusterDomain)
-		if got := dashboardVersion(t, resolv, url).SessionName; got != want {
-			t.Errorf("through CoreDNS %s reaches %s, want %s", svc, got, want)
+		fqdn := fmt.Sprintf("%s.%s.svc.%s", svc, ns, c.ClusterDomain)
+		ip := resolveInTestHost(t, c, fqdn)
+		var headIP string
+		for _, n := range mustTable(t, ip) {
+			if n.IsHead && n.State == "ALIVE" {
+				headIP = n.NodeIP
+			}
+		}
+		if ip != head2.Status.PodIP || headIP != head2.Status.PodIP {
+			t.Errorf("through CoreDNS %s is %s, whose node table's head is %s; want the new head %s at %s", fqdn, ip, headIP, head2.Name, head2.Status.PodIP)
 		}
 	}
 	t.Logf("old cluster %s (%d characters): head %s (KubeRay would name it %s)", c1, len(c1), upgradeHeadName(c1), kubeRayHeadName(c1))
 	t.Logf("new cluster %s: head %s (KubeRay would name it %s)", c2, upgradeHeadName(c2), kubeRayHeadName(c2))
 	t.Logf("serving at %.0f s, switched at %.0f s, old RayCluster deleted at %.0f s; %d polls of the live heads, never two of one cluster",
 		tReady.Seconds(), tSwitched.Seconds(), tDeleted.Seconds(), nPolls)
+	t.Logf("GET http://%s-serve-svc.%s.svc.%s:8000/ answered %s before the switch, %s after it", upgradeService, ns, c.ClusterDomain, served1, served2)
+}
+
+// failOnDeath fails t at once when a Ray container of rp died.
+func failOnDeath(t *testing.T, rp *framework.RayPods) {
+	t.Helper()
+	if d := rp.Deaths(); len(d) > 0 {
+		t.Fatalf("a Ray container exited: %v", d[0])
+	}
+}
+
+// serveAnswer is the Echo application's answer through the RayService's serve
+// Service (a ClusterIP: kube-proxy), from the test host with the cluster's
+// DNS; it must come from CLUSTER.
+func serveAnswer(t *testing.T, ns, cluster string) string {
+	t.Helper()
+	c := framework.Attach(t)
+	url := fmt.Sprintf("http://%s-serve-svc.%s.svc.%s:8000/", upgradeService, ns, c.ClusterDomain)
+	var body string
+	framework.Eventually(t, 60*time.Second, time.Second, func() (bool, string) {
+		resp, err := framework.HTTPGetInNetns(t, onlyNameserver(c.DNSIP), url)
+		if err != nil {
+			return false, fmt.Sprintf("GET %s: %v", url, err)
+		}
+		body = strings.TrimSpace(string(resp.Body))
+		var echo struct {
+			Cluster string `json:"cluster"`
+			NodeIP  string `json:"node_ip"`
+		}
+		if resp.Status != 200 || json.Unmarshal(resp.Body, &echo) != nil {
+			return false, fmt.Sprintf("GET %s: %d %q", url, resp.Status, body)
+		}
+		return echo.Cluster == cluster, fmt.Sprintf("GET %s: answered by cluster %q (%s), want %s", url, echo.Cluster, body, cluster)
+	})
+	return body
 }

@@ -155,21 +155,66 @@ func moduleDir(dir, mod string) (string, error) {
 // with the stages KWOK's module ships: the node becomes Ready and keeps its
 // lease; Pods bound to it become Running and Ready, complete, and go once
 // deleted. The node is tainted (kwokTaint).
+//
+// The Pods whose container RayPods runs (RunLabel) get from KWOK what a
+// node's runtime and CNI plugin give (Running, an IP) but not readiness,
+// which RayPods reports from their readinessProbe; KWOK's fast stages neither
+// complete them (RayPods writes the phase their container's exit gives) nor
+// remove them at once when deleted (RayPods stops the container and removes
+// the Pod, as a kubelet does; KWOK removes one still there when its grace
+// period ends).
 func (r *Running) startKwok() error {
 	dir, err := moduleDir(filepath.Join(r.opts.E2EDir, "addons"), "sigs.k8s.io/kwok")
 	if err != nil {
 		return err
 	}
 	var config strings.Builder
+	notRun := fmt.Sprintf("    - key: '.metadata.labels[\"%s\"]'\n      operator: 'DoesNotExist'\n", RunLabel)
 	for _, stage := range []string{"node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
 		"pod/fast/pod-ready.yaml", "pod/fast/pod-complete.yaml", "pod/fast/pod-delete.yaml"} {
 		b, err := os.ReadFile(filepath.Join(dir, "kustomize", "stage", stage))
 		if err != nil {
 			return fmt.Errorf("KWOK stage: %v", err)
 		}
-		config.Write(b)
-		config.WriteString("\n---\n")
+		text := string(b)
+		if strings.HasPrefix(stage, "pod/") {
+			stock, err := withSelector(text, notRun)
+			if err != nil {
+				return fmt.Errorf("KWOK stage %s: %v", stage, err)
+			}
+			config.WriteString(stock + "\n---\n")
+		} else {
+			config.WriteString(text + "\n---\n")
+		}
+		if stage == "pod/fast/pod-ready.yaml" {
+			running, err := runningNotReady(text)
+			if err != nil {
+				return fmt.Errorf("KWOK stage %s: %v", stage, err)
+			}
+			config.WriteString(running + "\n---\n")
+		}
 	}
+	config.WriteString(fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-delete-after-grace
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.labels["%s"]'
+      operator: 'Exists'
+    - key: '.metadata.deletionTimestamp'
+      operator: 'Exists'
+  delay:
+    durationMilliseconds: 0
+    durationFrom:
+      expressionFrom: '.metadata.deletionTimestamp'
+  next:
+    delete: true
+`, RunLabel))
 	if err := os.WriteFile(r.path("kwok.yaml"), []byte(config.String()), 0o644); err != nil {
 		return err
 	}
@@ -208,6 +253,30 @@ spec:
 		}
 	}
 	return fmt.Errorf("node %s did not become Ready; the end of %s:\n%s", KwokNode, d.log, d.tail())
+}
+
+// withSelector adds matchExpressions lines to a KWOK stage's selector.
+func withSelector(stage, lines string) (string, error) {
+	const at = "    matchExpressions:\n"
+	if !strings.Contains(stage, at) {
+		return "", fmt.Errorf("no %q to add to", strings.TrimSpace(at))
+	}
+	return strings.Replace(stage, at, at+lines, 1), nil
+}
+
+// runningNotReady is KWOK's pod-ready stage for the Pods RayPods runs: the
+// same status (phase Running, the Pod's IP) with every container and the
+// Ready and ContainersReady conditions not ready.
+func runningNotReady(podReady string) (string, error) {
+	text := strings.Replace(podReady, "name: pod-ready\n", "name: pod-running-not-ready\n", 1)
+	for _, cond := range []string{"Ready", "ContainersReady"} {
+		text = strings.Replace(text, "status: \"True\"\n        type: "+cond+"\n", "status: \"False\"\n        type: "+cond+"\n", 1)
+	}
+	text = strings.Replace(text, "ready: true\n        restartCount: 0\n        state:\n          running:", "ready: false\n        restartCount: 0\n        state:\n          running:", 1)
+	if strings.Count(text, `status: "False"`) != 2 || !strings.Contains(text, "ready: false") || !strings.Contains(text, "pod-running-not-ready") {
+		return "", fmt.Errorf("its status template is not the one RayPods' variant is made from")
+	}
+	return withSelector(text, fmt.Sprintf("    - key: '.metadata.labels[\"%s\"]'\n      operator: 'Exists'\n", RunLabel))
 }
 
 // startCoreDNS serves the zone cluster.local on DNS_IP:53: Service and Pod

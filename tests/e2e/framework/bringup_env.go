@@ -98,7 +98,7 @@ KWOK_TAINT=%s
 
 // defaultRayVenv is where scripts/install-deps.sh --test installs Ray:
 // E2E_RAY_VENV, else ${XDG_CACHE_HOME:-$HOME/.cache}/ray-webhook-e2e/ray-VERSION,
-// VERSION being ray[default]'s in E2E_DIR/ray/requirements.txt.
+// VERSION being ray's (ray[default,serve]==VERSION) in E2E_DIR/ray/requirements.txt.
 func defaultRayVenv(e2eDir string) string {
 	if v := os.Getenv("E2E_RAY_VENV"); v != "" {
 		return v
@@ -106,7 +106,8 @@ func defaultRayVenv(e2eDir string) string {
 	b, _ := os.ReadFile(filepath.Join(e2eDir, "ray", "requirements.txt"))
 	version := ""
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "ray[default]=="); ok {
+		// ray[EXTRAS]==VERSION
+		if extras, v, ok := strings.Cut(strings.TrimSpace(line), "]=="); ok && strings.HasPrefix(extras, "ray[") {
 			version = v
 		}
 	}

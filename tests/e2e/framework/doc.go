@@ -69,9 +69,11 @@
 //	NewVolume / SwapVolume(t, dir, files)     a kubelet-style volume (..data), and its atomic update
 //	CountLines / Lines / WaitLines            lines of a process's log
 //	Manifest(t, file, vars) / Create(t, ns, obj)  testdata objects with @KEY@ replaced, created
-//	RunRayPods(t, ns, Kubelet{})              real Ray in the Pods labelled e2e.ray-webhook.io/run=ray:
+//	RunRayPods(t, ns, Kubelet{}, files...)    real Ray in the Pods labelled e2e.ray-webhook.io/run=ray:
 //	                                          a network namespace holding each Pod's IP, the kubelet's
-//	                                          resolv.conf, KubeRay's command (Deaths, Log)
+//	                                          resolv.conf, KubeRay's command, readiness by its probe,
+//	                                          restarts, exit phases, graceful deletion (Deaths, Log);
+//	                                          files: the image's /home/ray
 //	RunInTestHost(t, resolvConf, timeout, argv...)  a command on the test host (NETNS)
 //	RayCommand(t, name)                       ray or python of Ray's environment (RAY_VENV)
 //

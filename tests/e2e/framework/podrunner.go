@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,7 +14,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 )
 
 // RunLabel marks the Pods whose Ray container RayPods runs: a RayCluster's
@@ -38,10 +42,17 @@ const (
 //     as the kubelet does), with the Pod's env (values, fieldRef,
 //     resourceFieldRef, secretKeyRef, configMapKeyRef) and the image's PATH
 //     and HOME, nothing of this process's environment;
-//   - a container that exits while its Pod is there is recorded (Deaths) and
-//     not restarted; when the Pod is deleted or the test ends, every process
-//     of the Pod gets SIGTERM, then SIGKILL after the grace, and the
-//     namespace goes.
+//   - a container that exits is seen: with restartPolicy Always (or
+//     OnFailure and a failure) it is recorded (Deaths) and restarted after
+//     the kubelet's back-off (10 s, doubling, at most 5 min), with a fresh
+//     /tmp, its restart count in the Pod's status; otherwise the Pod's phase
+//     becomes Succeeded or Failed by its exit code, as the Job controller
+//     reads it (and a failure is a death);
+//   - when the Pod is deleted, every process of the Pod gets SIGTERM, then
+//     SIGKILL when the grace runs out, and once they are gone the Pod is
+//     removed (grace 0, its UID as precondition), as a kubelet does; the Pod
+//     stays Terminating meanwhile. When the test ends the processes stop the
+//     same way and the Pods are left to KWOK (removed at their grace's end).
 //
 // Output of each container: LOGS/pod-NAMESPACE-NAME.log; the Pod's /tmp (Ray's
 // session logs) stays in WORK/pods/NAMESPACE-NAME-UID/tmp.
@@ -51,6 +62,7 @@ type RayPods struct {
 	ns      string
 	venv    string
 	imgBin  string
+	imgHome string
 	kubelet Kubelet
 
 	mu     sync.Mutex
@@ -61,7 +73,8 @@ type RayPods struct {
 	done   chan struct{}
 }
 
-// Death is a Ray container that exited while its Pod was still there.
+// Death is a Ray container that exited while its Pod was still there and
+// meant to run (restartPolicy Always), or that failed.
 type Death struct {
 	Namespace, Pod, IP string
 	Err                string // how it ended
@@ -75,13 +88,23 @@ func (d Death) String() string {
 }
 
 type rayPod struct {
-	name, uid, ip   string
-	netns, hostIf   string
-	dir, log        string
-	grace           time.Duration
-	d               *daemon
-	stopping        bool
-	started, exited time.Time
+	name, uid, ip string
+	netns, hostIf string
+	dir, log      string
+	grace         time.Duration
+	restart       corev1.RestartPolicy
+	ctr           podContainer
+	d             *daemon
+	restarts      int
+	stopping      bool
+}
+
+// podContainer is what runs, each time the container (re)starts.
+type podContainer struct {
+	name, shm, workDir string
+	env, argv          []string
+	readiness          *corev1.Probe // defaulted; nil: ready once started
+	probePort          int
 }
 
 var podSeq struct {
@@ -95,9 +118,16 @@ type Kubelet struct {
 	ClusterDNS, ClusterDomain string
 }
 
+// ImageFile is a file of the Pods' image under /home/ray (its working
+// directory), as a user's image built on rayproject/ray adds its code there.
+type ImageFile struct {
+	Name    string // relative to /home/ray
+	Content string
+}
+
 // RunRayPods starts running the marked Pods of namespace NS until t ends, as
-// a kubelet configured with k would.
-func RunRayPods(t testing.TB, ns string, k Kubelet) *RayPods {
+// a kubelet configured with k would, their image holding files.
+func RunRayPods(t testing.TB, ns string, k Kubelet, files ...ImageFile) *RayPods {
 	t.Helper()
 	c := Attach(t)
 	venv := c.Env["RAY_VENV"]
@@ -118,7 +148,7 @@ func RunRayPods(t testing.TB, ns string, k Kubelet) *RayPods {
 	}
 	rp := &RayPods{t: t, c: c, ns: ns, venv: venv, kubelet: k, pods: map[string]*rayPod{},
 		stop: make(chan struct{}), done: make(chan struct{})}
-	if err := rp.makeImageBin(); err != nil {
+	if err := rp.makeImage(files); err != nil {
 		t.Fatalf("RunRayPods: %v", err)
 	}
 	if err := enablePodForwarding(c); err != nil {
@@ -129,12 +159,26 @@ func RunRayPods(t testing.TB, ns string, k Kubelet) *RayPods {
 	return rp
 }
 
-// makeImageBin is the /usr/local/bin of the Pods' "image": ray, python and
-// serve of RAY_VENV (wrappers, so that Python finds its environment).
-func (rp *RayPods) makeImageBin() error {
+// makeImage makes the Pods' "image": its /usr/local/bin, ray, python and
+// serve of RAY_VENV (wrappers, so that Python finds its environment), and
+// the files of its /home/ray.
+func (rp *RayPods) makeImage(files []ImageFile) error {
 	rp.imgBin = filepath.Join(rp.c.Work, "pods", "image-bin")
 	if err := os.MkdirAll(rp.imgBin, 0o755); err != nil {
 		return err
+	}
+	rp.imgHome = filepath.Join(rp.c.Work, "pods", "image-home-"+rp.ns)
+	if err := os.MkdirAll(rp.imgHome, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		path := filepath.Join(rp.imgHome, filepath.Clean("/"+f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(f.Content), 0o644); err != nil {
+			return err
+		}
 	}
 	for _, b := range []string{"ray", "python", "python3", "serve", "pip"} {
 		script := fmt.Sprintf("#!/bin/sh\nexec %s \"$@\"\n", filepath.Join(rp.venv, "bin", b))
@@ -222,33 +266,67 @@ func (rp *RayPods) sync() {
 	if err != nil {
 		return // the next tick tries again
 	}
-	wanted := map[string]*corev1.Pod{}
+	listed := map[string]*corev1.Pod{}
 	for i := range list.Items {
-		p := &list.Items[i]
-		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
-			wanted[string(p.UID)] = p
-		}
+		listed[string(list.Items[i].UID)] = &list.Items[i]
 	}
 	rp.mu.Lock()
-	var gone []*rayPod
+	type stopping struct {
+		p      *rayPod
+		grace  time.Duration
+		remove bool
+	}
+	var stops []stopping
 	for uid, p := range rp.pods {
-		if _, ok := wanted[uid]; !ok && !p.stopping {
-			p.stopping = true
-			gone = append(gone, p)
+		if p.stopping {
+			continue
 		}
+		pod, ok := listed[uid]
+		switch {
+		case !ok:
+			stops = append(stops, stopping{p, p.grace, false})
+		case pod.DeletionTimestamp != nil:
+			grace := min(p.grace, time.Until(pod.DeletionTimestamp.Time))
+			stops = append(stops, stopping{p, max(grace, 0), true})
+		case pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed:
+			stops = append(stops, stopping{p, 0, false}) // its container is done; the sandbox goes
+		default:
+			continue
+		}
+		p.stopping = true
 	}
 	var fresh []*corev1.Pod
-	for uid, p := range wanted {
-		if _, ok := rp.pods[uid]; !ok {
-			fresh = append(fresh, p)
+	for uid, pod := range listed {
+		if _, ok := rp.pods[uid]; !ok && pod.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning && pod.Status.PodIP != "" {
+			fresh = append(fresh, pod)
 		}
 	}
 	rp.mu.Unlock()
-	for _, p := range gone {
-		go rp.kill(p, p.grace)
+	for _, s := range stops {
+		go func() {
+			rp.kill(s.p, s.grace)
+			if s.remove {
+				rp.removePod(s.p)
+			}
+		}()
 	}
 	for _, p := range fresh {
 		rp.start(ctx, p)
+	}
+}
+
+// removePod removes a deleted Pod whose processes are gone, as the kubelet
+// does once its containers stopped: grace 0, and only that Pod (its UID).
+func (rp *RayPods) removePod(p *rayPod) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	uid := types.UID(p.uid)
+	err := rp.c.Kube.CoreV1().Pods(rp.ns).Delete(ctx, p.name, metav1.DeleteOptions{
+		GracePeriodSeconds: ptr.To[int64](0), Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		rp.mu.Lock()
+		rp.errs = append(rp.errs, fmt.Sprintf("removing Pod %s after its containers stopped: %v", p.name, err))
+		rp.mu.Unlock()
 	}
 }
 
@@ -260,11 +338,12 @@ func (rp *RayPods) start(ctx context.Context, pod *corev1.Pod) {
 	seq := podSeq.n
 	podSeq.Unlock()
 	p := &rayPod{name: pod.Name, uid: string(pod.UID), ip: pod.Status.PodIP,
-		netns:  fmt.Sprintf("%s%d-%d", podNetnsPrefix, os.Getpid(), seq),
-		hostIf: fmt.Sprintf("rwp%dx%d", os.Getpid()%100000, seq),
-		dir:    filepath.Join(rp.c.Work, "pods", fmt.Sprintf("%s-%s-%s", rp.ns, pod.Name, pod.UID[:8])),
-		log:    filepath.Join(rp.c.Logs, fmt.Sprintf("pod-%s-%s.log", rp.ns, pod.Name)),
-		grace:  30 * time.Second}
+		netns:   fmt.Sprintf("%s%d-%d", podNetnsPrefix, os.Getpid(), seq),
+		hostIf:  fmt.Sprintf("rwp%dx%d", os.Getpid()%100000, seq),
+		dir:     filepath.Join(rp.c.Work, "pods", fmt.Sprintf("%s-%s-%s", rp.ns, pod.Name, pod.UID[:8])),
+		log:     filepath.Join(rp.c.Logs, fmt.Sprintf("pod-%s-%s.log", rp.ns, pod.Name)),
+		grace:   30 * time.Second,
+		restart: pod.Spec.RestartPolicy}
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		p.grace = time.Duration(*g) * time.Second
 	}
@@ -273,6 +352,7 @@ func (rp *RayPods) start(ctx context.Context, pod *corev1.Pod) {
 	rp.mu.Unlock()
 	fail := func(err error) {
 		rp.mu.Lock()
+		p.stopping = true
 		rp.deaths = append(rp.deaths, Death{Namespace: rp.ns, Pod: p.name, IP: p.ip, Err: "not started: " + err.Error(), At: time.Now()})
 		rp.mu.Unlock()
 		removePodNetwork(p.netns, p.hostIf, p.ip)
@@ -296,15 +376,41 @@ func (rp *RayPods) start(ctx context.Context, pod *corev1.Pod) {
 		fail(err)
 		return
 	}
-	for _, d := range []string{"tmp", "home"} {
-		if err := os.MkdirAll(filepath.Join(p.dir, d), 0o1777); err != nil {
-			fail(err)
+	p.ctr = podContainer{name: ctr.Name, shm: shmSize(pod, ctr), workDir: ctr.WorkingDir, env: env, argv: argv}
+	if p.ctr.workDir == "" {
+		p.ctr.workDir = "/home/ray"
+	}
+	if r := ctr.ReadinessProbe; r != nil {
+		if r.HTTPGet == nil && r.Exec == nil {
+			fail(fmt.Errorf("container %s's readinessProbe is neither httpGet nor exec, the kinds this runner probes", ctr.Name))
 			return
 		}
+		p.ctr.readiness = r.DeepCopy()
+		defaultProbe(p.ctr.readiness)
+		if r.HTTPGet != nil {
+			if p.ctr.probePort, err = containerPort(ctr, r.HTTPGet.Port); err != nil {
+				fail(fmt.Errorf("container %s's readinessProbe: %v", ctr.Name, err))
+				return
+			}
+		}
 	}
-	workDir := ctr.WorkingDir
-	if workDir == "" {
-		workDir = "/home/ray"
+	rp.mu.Lock()
+	err = rp.run(p)
+	rp.mu.Unlock()
+	if err != nil {
+		fail(err)
+	}
+}
+
+// run starts p's container (again), with a /tmp of its own: a restarted
+// container gets a fresh writable layer. Called with rp.mu held.
+func (rp *RayPods) run(p *rayPod) error {
+	tmp := filepath.Join(p.dir, fmt.Sprintf("tmp-%d", p.restarts))
+	if err := os.MkdirAll(tmp, 0o1777); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o1777); err != nil {
+		return err
 	}
 	// ip netns exec gives the command a mount namespace of its own (with
 	// /etc/netns/NETNS/* bound over /etc); unshare adds the hostname's.
@@ -314,39 +420,221 @@ mount --bind "$3" /usr/local/bin
 mount -t tmpfs -o size="$2" shm /dev/shm
 mount -t tmpfs -o mode=0755 home /home
 mkdir -p /home/ray
+cp -R "$6"/. /home/ray/
 mount --bind "$1" /tmp
 hostname "$4"
 cd "$5"
-shift 5
+shift 6
 exec env -i "$@"`
 	args := []string{"netns", "exec", p.netns, "unshare", "--uts", "--mount", "--propagation", "private", "--",
-		"sh", "-c", setup, "sh", filepath.Join(p.dir, "tmp"), shmSize(pod, ctr), rp.imgBin, pod.Name, workDir}
-	args = append(args, env...)
-	args = append(args, argv...)
+		"sh", "-c", setup, "sh", tmp, p.ctr.shm, rp.imgBin, p.name, p.ctr.workDir, rp.imgHome}
+	args = append(args, p.ctr.env...)
+	args = append(args, p.ctr.argv...)
 	cmd := exec.Command("ip", args...)
-	header := fmt.Sprintf("# %s: Pod %s/%s (%s), netns %s: %q\n", time.Now().UTC().Format(time.RFC3339), rp.ns, pod.Name, p.ip, p.netns, argv)
-	d, err := launch("pod-"+pod.Name, p.log, cmd, false, header)
+	header := fmt.Sprintf("# %s: Pod %s/%s (%s), netns %s, start %d: %q\n", time.Now().UTC().Format(time.RFC3339), rp.ns, p.name, p.ip,
+		p.netns, p.restarts+1, p.ctr.argv)
+	d, err := launch("pod-"+p.name, p.log, cmd, false, header)
 	if err != nil {
-		fail(err)
-		return
+		return err
 	}
-	rp.mu.Lock()
-	p.d, p.started = d, time.Now()
-	rp.mu.Unlock()
+	p.d = d
+	started := time.Now()
 	go func() {
 		<-d.done
+		rp.exited(p, d, started)
+	}()
+	go rp.probeReadiness(p, d)
+	return nil
+}
+
+// probeReadiness reports the readiness of container run d in the Pod's
+// status as the kubelet's prober does (prober.go): not ready at its start
+// (KWOK's pod-running-not-ready stage, or the restart), then its
+// readinessProbe (httpGet from this host to the Pod's IP, or exec in the
+// container), a change counted once it repeats its threshold; without a
+// probe, ready once started.
+func (rp *RayPods) probeReadiness(p *rayPod, d *daemon) {
+	spec := p.ctr.readiness
+	if spec == nil {
+		rp.setReady(p, d, true)
+		return
+	}
+	pr := &prober{name: p.name, host: p.ip, port: p.ctr.probePort, userAgent: rp.c.probeAgent()}
+	ready, lastOK, run := false, false, 0
+	next := time.Now().Add(time.Duration(spec.InitialDelaySeconds) * time.Second)
+	for {
+		select {
+		case <-d.done:
+			return
+		case <-rp.stop:
+			return
+		case <-time.After(time.Until(next)):
+		}
+		next = time.Now().Add(time.Duration(spec.PeriodSeconds) * time.Second)
+		var ok bool
+		if spec.Exec != nil {
+			ok = rp.execProbe(p, d, spec)
+		} else {
+			ok, _ = pr.probeOnce(spec)
+		}
+		if ok == lastOK && run > 0 {
+			run++
+		} else {
+			lastOK, run = ok, 1
+		}
+		if ok != ready && ((ok && run >= int(spec.SuccessThreshold)) || (!ok && run >= int(spec.FailureThreshold))) {
+			ready = ok
+			rp.setReady(p, d, ready)
+		}
+	}
+}
+
+// execProbe runs an exec probe's command in the container's namespaces
+// (network, mount, host name: those of its first process) with its
+// environment, as the kubelet's exec probe does; exit 0 within timeoutSeconds
+// is success.
+func (rp *RayPods) execProbe(p *rayPod, d *daemon, spec *corev1.Probe) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(spec.TimeoutSeconds)*time.Second)
+	defer cancel()
+	args := []string{"-t", strconv.Itoa(d.cmd.Process.Pid), "-n", "-m", "-u", "--", "env", "-i"}
+	args = append(append(args, p.ctr.env...), spec.Exec.Command...)
+	return exec.CommandContext(ctx, "nsenter", args...).Run() == nil
+}
+
+// setReady writes the readiness of container run d, while it is p's current
+// run: the container's ready and the Pod's Ready and ContainersReady (the
+// containers this runner does not run count as ready, as KWOK has them).
+func (rp *RayPods) setReady(p *rayPod, d *daemon, ready bool) {
+	rp.mu.Lock()
+	current := p.d == d && !p.stopping
+	rp.mu.Unlock()
+	if !current {
+		return
+	}
+	rp.writeStatus(p, func(s *corev1.PodStatus) {
+		for i := range s.ContainerStatuses {
+			cs := &s.ContainerStatuses[i]
+			cs.Ready = ready || cs.Name != p.ctr.name
+			if cs.Name == p.ctr.name {
+				cs.Started = ptr.To(true)
+			}
+		}
+		setPodReady(s, ready)
+	})
+}
+
+// setPodReady sets the Pod's Ready and ContainersReady conditions.
+func setPodReady(s *corev1.PodStatus, ready bool) {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	for i := range s.Conditions {
+		c := &s.Conditions[i]
+		if (c.Type == corev1.PodReady || c.Type == corev1.ContainersReady) && c.Status != status {
+			c.Status, c.LastTransitionTime, c.Reason = status, metav1.Now(), ""
+			if !ready {
+				c.Reason = "ContainersNotReady"
+			}
+		}
+	}
+}
+
+// exited is what follows the end of p's container d, as the kubelet's
+// restart policy has it.
+func (rp *RayPods) exited(p *rayPod, d *daemon, started time.Time) {
+	code := -1
+	if d.cmd.ProcessState != nil {
+		code = d.cmd.ProcessState.ExitCode()
+	}
+	rp.mu.Lock()
+	if p.stopping {
+		rp.mu.Unlock()
+		return
+	}
+	restart := p.restart == corev1.RestartPolicyAlways || p.restart == "" || (p.restart == corev1.RestartPolicyOnFailure && code != 0)
+	if restart || code != 0 {
+		reason := fmt.Sprintf("exited with status %d", code)
+		if d.err != nil && code < 0 {
+			reason = d.err.Error()
+		}
+		b, _ := os.ReadFile(p.log)
+		rp.deaths = append(rp.deaths, Death{Namespace: rp.ns, Pod: p.name, IP: p.ip, Err: reason, Log: lastLines(string(b), 15), At: time.Now()})
+	}
+	if restart {
+		p.restarts++
+	}
+	restarts := p.restarts
+	rp.mu.Unlock()
+	terminated := &corev1.ContainerStateTerminated{ExitCode: int32(code), Reason: "Completed",
+		StartedAt: metav1.NewTime(started), FinishedAt: metav1.Now()}
+	if code != 0 {
+		terminated.Reason = "Error"
+	}
+	rp.writeStatus(p, func(s *corev1.PodStatus) {
+		for i := range s.ContainerStatuses {
+			cs := &s.ContainerStatuses[i]
+			if cs.Name != p.ctr.name {
+				continue
+			}
+			if restart {
+				cs.RestartCount = int32(restarts)
+				cs.LastTerminationState = corev1.ContainerState{Terminated: terminated}
+				cs.Ready = false
+				continue
+			}
+			cs.Ready, cs.Started = false, ptr.To(false)
+			cs.State = corev1.ContainerState{Terminated: terminated}
+		}
+		setPodReady(s, false)
+		if !restart {
+			s.Phase = corev1.PodSucceeded
+			if code != 0 {
+				s.Phase = corev1.PodFailed
+			}
+		}
+	})
+	if !restart {
+		return
+	}
+	backoff := min(10*time.Second<<min(restarts-1, 5), 5*time.Minute)
+	time.AfterFunc(backoff, func() {
 		rp.mu.Lock()
 		defer rp.mu.Unlock()
-		p.exited = time.Now()
-		if !p.stopping {
-			reason := "exited with status 0"
-			if d.err != nil {
-				reason = d.err.Error()
-			}
-			b, _ := os.ReadFile(p.log)
-			rp.deaths = append(rp.deaths, Death{Namespace: rp.ns, Pod: p.name, IP: p.ip, Err: reason, Log: lastLines(string(b), 15), At: p.exited})
+		if p.stopping {
+			return
 		}
-	}()
+		if err := rp.run(p); err != nil {
+			rp.deaths = append(rp.deaths, Death{Namespace: rp.ns, Pod: p.name, IP: p.ip, Err: "not restarted: " + err.Error(), At: time.Now()})
+		}
+	})
+}
+
+// writeStatus changes pod p's status as its kubelet reports it.
+func (rp *RayPods) writeStatus(p *rayPod, change func(*corev1.PodStatus)) {
+	pods := rp.c.Kube.CoreV1().Pods(rp.ns)
+	var last error
+	for attempt := 0; attempt < 10; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		pod, err := pods.Get(ctx, p.name, metav1.GetOptions{})
+		if err == nil && string(pod.UID) != p.uid {
+			cancel()
+			return
+		}
+		if err == nil {
+			change(&pod.Status)
+			_, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+		}
+		cancel()
+		if err == nil || apierrors.IsNotFound(err) {
+			return
+		}
+		last = err
+		time.Sleep(200 * time.Millisecond)
+	}
+	rp.mu.Lock()
+	rp.errs = append(rp.errs, fmt.Sprintf("writing Pod %s's status: %v", p.name, last))
+	rp.mu.Unlock()
 }
 
 // kill stops every process of pod p (SIGTERM, SIGKILL after grace, as a

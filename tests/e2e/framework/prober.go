@@ -111,6 +111,9 @@ func defaultProbe(p *corev1.Probe) {
 	def(&p.TimeoutSeconds, 1)
 	def(&p.SuccessThreshold, 1)
 	def(&p.FailureThreshold, 3)
+	if p.HTTPGet == nil {
+		return
+	}
 	if p.HTTPGet.Path == "" {
 		p.HTTPGet.Path = "/"
 	}
