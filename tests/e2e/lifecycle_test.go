@@ -7,10 +7,19 @@ package e2e
 //	head-replaced           its head Pod deleted, the operator's replacement is admitted once the
 //	                        old one is gone: never two live heads (polled every 200 ms), no
 //	                        "denied the request" Event, a new UID, Running
-//	rayjob-submitter        a RayJob's submitter Pod is created by the Job controller and stored
+//	rayjob-submitter        a RayJob's submitter Pod is created by the Job controller and stored,
+//	                        and ray-webhook never sees it (no ray.io/node-type label, so the Pod
+//	                        webhook's objectSelector leaves it out): kube-apiserver counts exactly
+//	                        one call of mutate.pods.ray-webhook.io per Ray Pod of the namespace and
+//	                        none of validate-all-pods.ray-webhook.io, and ray-webhook logs one /admit
+//	                        review per Ray Pod there
 //	scale-0-300-0           a worker group scaled 0 -> 300 -> 0: 300 workers, each with one
 //	                        FQ_RAY_IP (the operator's FQDN) and no duplicate env, all Running,
-//	                        then all gone
+//	                        then all gone. Counted, not waited for: kube-apiserver counts exactly
+//	                        300 calls of mutate.pods.ray-webhook.io on the way up (one per worker
+//	                        created) and none on the way down, 0 rejected; the replica counts the
+//	                        same 300 /admit answers, all 200, and 0 denials; the operator records
+//	                        no FailedToCreateWorkerPod Event
 
 import (
 	"context"
@@ -33,6 +42,126 @@ import (
 var rayClustersV1 = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"}
 
 const rayJobFixture = "testdata/rayjob-v1.yaml"
+
+// The webhooks of deploy/base/webhooks.yaml that can see a Pod, by their
+// names there (kube-apiserver's metrics label its calls with them).
+const (
+	podWebhook     = "mutate.pods.ray-webhook.io"       // Ray Pods (ray.io/node-type head or worker), on /admit
+	allPodsWebhook = "validate-all-pods.ray-webhook.io" // every other Pod, only in a namespace that opts in
+)
+
+// admissionReading is one reading of the counters of every call to
+// ray-webhook: kube-apiserver's, and the shipped replica's own (the only
+// replica the Service routes to in this suite, unless a test points
+// EndpointSlice ray-webhook-e2e elsewhere; none of TestLifecycle does).
+type admissionReading struct {
+	apiserver framework.Scrape
+	replica   framework.Scrape
+}
+
+func readAdmission(t testing.TB) admissionReading {
+	t.Helper()
+	c := framework.Attach(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var r admissionReading
+	var err error
+	if r.apiserver, err = framework.APIServerMetrics(ctx, c); err != nil {
+		t.Fatalf("reading kube-apiserver's metrics: %v", err)
+	}
+	if r.replica, err = framework.ReplicaMetrics(ctx, c, c.WebhookIP, c.WebhookPort); err != nil {
+		t.Fatalf("reading the metrics of the ray-webhook replica at %s:%d: %v", c.WebhookIP, c.WebhookPort, err)
+	}
+	return r
+}
+
+// admissionSince is what was counted between two readings.
+type admissionSince struct {
+	pods, allPods framework.WebhookCalls // kube-apiserver's, by webhook
+	admit         float64                // the replica's /admit answers
+	admitByCode   map[string]float64
+	denials       map[string]float64 // the replica's ray_webhook_denials_total, by rule
+	mutations     map[string]float64 // the replica's ray_webhook_mutations_total, by kind
+}
+
+func countAdmission(t testing.TB, before, after admissionReading) admissionSince {
+	t.Helper()
+	var d admissionSince
+	var err error
+	if d.pods, err = framework.WebhookCallsSince(before.apiserver, after.apiserver, podWebhook); err != nil {
+		t.Fatalf("kube-apiserver's calls of %s: %v", podWebhook, err)
+	}
+	if d.allPods, err = framework.WebhookCallsSince(before.apiserver, after.apiserver, allPodsWebhook); err != nil {
+		t.Fatalf("kube-apiserver's calls of %s: %v", allPodsWebhook, err)
+	}
+	admit := map[string]string{"webhook": "/admit"}
+	const requests = "controller_runtime_webhook_requests_total"
+	if d.admit, err = after.replica.Delta(before.replica, requests, admit); err == nil {
+		d.admitByCode, err = after.replica.DeltaBy(before.replica, requests, "code", admit)
+	}
+	if err == nil {
+		d.denials, err = after.replica.DeltaBy(before.replica, "ray_webhook_denials_total", "rule", nil)
+	}
+	if err == nil {
+		d.mutations, err = after.replica.DeltaBy(before.replica, "ray_webhook_mutations_total", "kind", nil)
+	}
+	if err != nil {
+		t.Fatalf("the ray-webhook replica's counters: %v", err)
+	}
+	return d
+}
+
+func (d admissionSince) replicaString() string {
+	return fmt.Sprintf("%g /admit answers (by code %v), denials %v, mutations %v", d.admit, d.admitByCode, d.denials, d.mutations)
+}
+
+// checkPodCalls fails t unless kube-apiserver called the Pod webhook exactly
+// WANT times, none rejected (a denial, or a call that failed under its
+// failurePolicy Fail) and none failed open, and the replica answered each of
+// those calls with 200 and denied none.
+func checkPodCalls(t testing.TB, what string, d admissionSince, want int) {
+	t.Helper()
+	if d.pods.Calls != float64(want) || d.pods.Rejected != 0 || len(d.pods.Rejections) != 0 || d.pods.FailedOpen != 0 {
+		t.Errorf("%s: kube-apiserver counted for %s %v; want exactly %d calls, 0 rejected, 0 failed open",
+			what, podWebhook, d.pods, want)
+	}
+	if d.admit != d.pods.Calls || d.admitByCode["200"] != d.admit || len(d.denials) != 0 {
+		t.Errorf("%s: the ray-webhook replica counted %s; want the %g calls kube-apiserver counted, all 200, no denial",
+			what, d.replicaString(), d.pods.Calls)
+	}
+}
+
+// failedCreations are the Events of namespace NS that say a Pod was not
+// created: KubeRay v1.6.2 records FailedToCreateWorkerPod and
+// FailedToCreateHeadPod (Warning, on the RayCluster) when its create of a
+// Pod fails, whatever the cause, and the Job controller FailedCreate; any
+// Event quoting a webhook's refusal counts too. Warning Events of one object
+// are rate-limited by client-go's spam filter only past 25, and Normal ones
+// (the 300 CreatedWorkerPod) take from a bucket of their own, so the first
+// failure is always recorded. Also returns the count of every reason.
+func failedCreations(t testing.TB, ns string) (failed []string, reasons map[string]int32) {
+	t.Helper()
+	c := framework.Attach(t)
+	events, err := c.Kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("listing the Events of %s: %v", ns, err)
+	}
+	reasons = map[string]int32{}
+	for _, e := range events.Items {
+		n := e.Count
+		if n == 0 {
+			n = 1
+		}
+		reasons[e.Reason] += n
+		switch {
+		case e.Reason == "FailedToCreateWorkerPod", e.Reason == "FailedToCreateHeadPod", e.Reason == "FailedCreate",
+			strings.Contains(e.Message, "denied the request"), strings.Contains(e.Message, "failed calling webhook"):
+			failed = append(failed, fmt.Sprintf("%s %s %s/%s x%d: %s", e.Type, e.Reason, e.InvolvedObject.Kind,
+				e.InvolvedObject.Name, n, e.Message))
+		}
+	}
+	return failed, reasons
+}
 
 func TestLifecycle(t *testing.T) {
 	framework.Attach(t)
@@ -224,6 +353,7 @@ func testRayJobSubmitter(t *testing.T) {
 	c := framework.Attach(t)
 	ns := framework.NewNamespace(t, "e2e-life-job")
 	const name = "job-e2e"
+	before := readAdmission(t)
 	framework.Create(t, ns, framework.Manifest(t, rayJobFixture, map[string]string{"NAME": name}))
 	var sub corev1.Pod
 	var owner metav1.OwnerReference
@@ -261,6 +391,43 @@ func testRayJobSubmitter(t *testing.T) {
 	}
 	t.Logf("RayJob %s/%s: submitter Pod %s stored (uid %s, phase %s), owner %s %s %s, which is owned by %s",
 		ns, name, sub.Name, sub.UID, sub.Status.Phase, owner.APIVersion, owner.Kind, owner.Name, jobOwner)
+
+	// ray-webhook never sees the submitter: it has no ray.io/node-type
+	// label, which the Pod webhook's objectSelector requires, and this
+	// namespace has not opted in to validate-all-pods. So every call of the
+	// Pod webhook from before the RayJob until the submitter was stored is
+	// one of the RayJob cluster's Ray Pods, and the other Pod webhook was not
+	// called. A reviewed submitter would be one call more.
+	after := readAdmission(t)
+	d := countAdmission(t, before, after)
+	list, err := c.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "ray.io/node-type"})
+	if err != nil {
+		t.Fatalf("listing the Ray Pods of %s: %v", ns, err)
+	}
+	var rayNames []string
+	for _, p := range list.Items {
+		rayNames = append(rayNames, p.Name)
+	}
+	if l, ok := sub.Labels["ray.io/node-type"]; ok {
+		t.Errorf("submitter Pod %s has ray.io/node-type=%q; this check is about a Pod without it", sub.Name, l)
+	}
+	checkPodCalls(t, "from the RayJob's creation until its submitter was stored", d, len(rayNames))
+	if d.allPods.Calls != 0 {
+		t.Errorf("kube-apiserver counted for %s %v; want 0 calls (namespace %s has not opted in)", allPodsWebhook, d.allPods, ns)
+	}
+	// The counters are cluster-wide; ray-webhook's log says which namespace
+	// each review was for. A review's line can follow its answer by half a
+	// second (WaitLines).
+	reviewed := []string{"review path=/admit ", " namespace=" + ns + " "}
+	framework.WaitLines(t, c.WebhookLog, len(rayNames), reviewed...)
+	time.Sleep(time.Second)
+	lines := framework.Lines(c.WebhookLog, reviewed...)
+	if len(lines) != len(rayNames) {
+		t.Errorf("ray-webhook logged %d /admit reviews in %s, want one per Ray Pod (%d: %v): %v",
+			len(lines), ns, len(rayNames), rayNames, lines)
+	}
+	t.Logf("  submitter %s (labels %v): from the RayJob's creation until it was stored kube-apiserver counted for %s %v, for %s %g calls; the replica %s; %d Ray Pods in %s (%v), %d /admit reviews logged there",
+		sub.Name, sub.Labels, podWebhook, d.pods, allPodsWebhook, d.allPods.Calls, d.replicaString(), len(rayNames), ns, rayNames, len(lines))
 }
 
 func testScale(t *testing.T) {
@@ -279,6 +446,7 @@ func testScale(t *testing.T) {
 		}
 	}
 
+	before := readAdmission(t)
 	start := time.Now()
 	scale(n)
 	var workers []corev1.Pod
@@ -315,6 +483,15 @@ func testScale(t *testing.T) {
 	}
 	t.Logf("RayCluster %s/%s scaled 0 -> %d: %d workers stored after %v, all Running after %v; each has exactly one FQ_RAY_IP=%s and no duplicate env name",
 		ns, name, n, n, storedAt.Round(100*time.Millisecond), runningAt.Round(100*time.Millisecond), fqdn)
+	// One call per worker: the operator creates each of the 300 once when no
+	// create fails, and the call is made once per create (no other mutating
+	// webhook runs after it, so kube-apiserver never reinvokes it). A denied
+	// or failed create that the operator retried shows up as a call more and
+	// as a rejection, even when every worker ends up Running.
+	up := readAdmission(t)
+	upCalls := countAdmission(t, before, up)
+	checkPodCalls(t, fmt.Sprintf("scaling 0 -> %d", n), upCalls, n)
+	t.Logf("  scaled 0 -> %d: kube-apiserver counted for %s %v; the replica %s", n, podWebhook, upCalls.pods, upCalls.replicaString())
 
 	start = time.Now()
 	scale(0)
@@ -324,4 +501,13 @@ func testScale(t *testing.T) {
 	})
 	heads := rayPods(t, ns, name, "head")
 	t.Logf("  scaled %d -> 0: every worker gone after %v; %d head Pod(s) stored", n, time.Since(start).Round(100*time.Millisecond), len(heads))
+	// Deleting is no CREATE: the Pod webhook is not called at all.
+	downCalls := countAdmission(t, up, readAdmission(t))
+	checkPodCalls(t, fmt.Sprintf("scaling %d -> 0", n), downCalls, 0)
+	failed, reasons := failedCreations(t, ns)
+	if len(failed) > 0 {
+		t.Errorf("Events of failed creations in %s while scaling 0 -> %d -> 0: %v", ns, n, failed)
+	}
+	t.Logf("  scaled %d -> 0: kube-apiserver counted for %s %v; the replica %s; Events in %s by reason %v (%d of a failed creation)",
+		n, podWebhook, downCalls.pods, downCalls.replicaString(), ns, reasons, len(failed))
 }
