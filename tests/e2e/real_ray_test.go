@@ -20,7 +20,7 @@ package e2e
 //	v1.6.2/custom-cluster-domain     KubeRay v1.6.2 with CLUSTER_DOMAIN=example.internal, ray-webhook
 //	                                 --cluster-domain, the kubelet's --cluster-domain and a CoreDNS
 //	                                 for that zone: both workers ALIVE
-//	v1.6.2/rayjob-real-submitter, v1.6.2/head-deleted: real_ray_v1_test.go
+//	v0.3.0/head-deleted, v1.6.2/rayjob-real-submitter, v1.6.2/head-deleted: real_ray_v1_test.go
 
 import (
 	"context"
@@ -63,6 +63,7 @@ func TestRealRay(t *testing.T) {
 			t.Run("job-on-every-worker", func(t *testing.T) { testJobOnEveryWorker(t, ns, rc) })
 		})
 		t.Run("same-name-two-namespaces", testTwinClusters)
+		t.Run("head-deleted", func(t *testing.T) { testRealHeadDeleted(t, "testdata/ray-v1alpha1.yaml", 1) })
 	})
 	t.Run("v1.6.2", func(t *testing.T) {
 		t.Run("custom-cluster-domain", testRealCustomDomain)

@@ -1,18 +1,20 @@
 package e2e
 
-// TestRealRay's KubeRay v1.6.2 checks on the default cluster domain, with
-// every Pod of the cluster (and the RayJob's submitter) run by RayPods:
+// TestRealRay's lifecycle checks on the default cluster domain, with every
+// Pod of the cluster (and the RayJob's submitter) run by RayPods:
 //
 //	v1.6.2/rayjob-real-submitter  a RayJob in K8sJobMode: the submitter Pod runs the operator's own
 //	                              `ray job submit` to the dashboard's FQDN; the RayJob reaches
 //	                              SUCCEEDED / Complete, its driver having seen head and worker ALIVE
 //	v1.6.2/head-deleted           the head Pod deleted with its grace period: it stays Terminating
-//	                              while Ray stops; the operator's replacement comes up under the
+//	(and v0.3.0/head-deleted)     while Ray stops; the operator's replacement comes up under the
 //	                              same FQDN and the workers, restarted as a kubelet restarts them,
-//	                              join its table. Never two live heads, never two answering tables
+//	                              join its table. Never two live heads, never two answering tables,
+//	                              no Ray Pod refused (kube-apiserver's counters, the Events)
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"slices"
@@ -34,7 +36,7 @@ const rayJobRealFixture = "testdata/ray-job-v1.yaml"
 func testRealV1(t *testing.T) {
 	framework.Operator(t, releaseCurrent)
 	t.Run("rayjob-real-submitter", testRealRayJob)
-	t.Run("head-deleted", testRealHeadDeleted)
+	t.Run("head-deleted", func(t *testing.T) { testRealHeadDeleted(t, rayV1Fixture, 2) })
 }
 
 // testRealRayJob: the RayJob's submitter is a Pod of the Job controller's,
@@ -185,20 +187,24 @@ func quickTable(ip string) ([]rayNode, error) {
 	return nodeTable(ip)
 }
 
-// testRealHeadDeleted deletes the head of a running v1.6.2 cluster whose
-// Pods run Ray, and follows the operator, Ray and the Pod runner through it.
-func testRealHeadDeleted(t *testing.T) {
+// testRealHeadDeleted deletes the head of a running cluster (FIXTURE, of
+// the running operator's release, with WORKERS workers) whose Pods run Ray,
+// and follows the operator, ray-webhook, Ray and the Pod runner through it.
+func testRealHeadDeleted(t *testing.T, fixture string, workers int) {
 	c := framework.Attach(t)
 	ns := framework.NewNamespace(t, "e2e-ray-heal")
 	rp := framework.RunRayPods(t, ns, framework.Kubelet{})
 	const name = "rc-heal"
-	createCluster(t, ns, rayV1Fixture, name, map[string]string{"WORKERS": "2"})
-	rc := waitRunning(t, ns, name, 2, rayJoinTimeout)
+	createCluster(t, ns, fixture, name, map[string]string{"WORKERS": fmt.Sprint(workers)})
+	rc := waitRunning(t, ns, name, workers, rayJoinTimeout)
 	waitTable(t, rp, rc, rayJoinTimeout)
 	fqdn := fmt.Sprintf("%s.%s.svc.%s", rc.Service.Name, ns, c.ClusterDomain)
-	before := resolveInTestHost(t, c, fqdn)
-	if before != rc.Head.Status.PodIP {
-		t.Fatalf("%s resolves to %q, want the head's IP %s", fqdn, before, rc.Head.Status.PodIP)
+	if got := headBehind(t, c, fqdn); got != rc.Head.Status.PodIP {
+		t.Fatalf("the dashboard at %s answers as head %q, want %s's IP %s", fqdn, got, rc.Head.Name, rc.Head.Status.PodIP)
+	}
+	calls0, err := framework.APIServerMetrics(context.Background(), c)
+	if err != nil {
+		t.Fatalf("kube-apiserver's metrics: %v", err)
 	}
 
 	stop := make(chan struct{})
@@ -239,9 +245,24 @@ func testRealHeadDeleted(t *testing.T) {
 	w := <-watched
 	rejoined := time.Since(deleted)
 
-	after := resolveInTestHost(t, c, fqdn)
-	if after != repl.Head.Status.PodIP {
-		t.Fatalf("after the replacement, %s resolves to %q, want the new head's IP %s", fqdn, after, repl.Head.Status.PodIP)
+	if got := headBehind(t, c, fqdn); got != repl.Head.Status.PodIP {
+		t.Fatalf("after the replacement, the dashboard at %s answers as head %q, want the new head's IP %s", fqdn, got, repl.Head.Status.PodIP)
+	}
+	// No Ray Pod refused meanwhile: the operator created the replacement once
+	// the old head was gone, and its workers' restarts create nothing.
+	calls1, err := framework.APIServerMetrics(context.Background(), c)
+	if err != nil {
+		t.Fatalf("kube-apiserver's metrics: %v", err)
+	}
+	calls, err := framework.WebhookCallsSince(calls0, calls1, podWebhook)
+	if err != nil {
+		t.Fatalf("kube-apiserver's calls of %s: %v", podWebhook, err)
+	}
+	if calls.Rejected != 0 || calls.FailedOpen != 0 {
+		t.Fatalf("while the head was replaced, kube-apiserver counted for %s %v: a Ray Pod refused", podWebhook, calls)
+	}
+	if failed, _ := failedCreations(t, ns); len(failed) > 0 {
+		t.Fatalf("Events of failed creations while the head was replaced: %v", failed)
 	}
 	if !w.sawTerminating {
 		t.Fatalf("in %d polls the deleted head %s was never seen Terminating (stored with a deletionTimestamp)", w.polls, rc.Head.Name)
@@ -252,8 +273,11 @@ func testRealHeadDeleted(t *testing.T) {
 	if w.maxTables > 1 {
 		t.Fatalf("%d heads' node tables answered at once: %v", w.maxTables, w.notes)
 	}
-	if _, err := quickTable(rc.Head.Status.PodIP); err == nil {
-		t.Fatalf("the deleted head's address %s still answers a node table", rc.Head.Status.PodIP)
+	// KWOK may give the replacement the address the old head had.
+	if old := rc.Head.Status.PodIP; old != repl.Head.Status.PodIP {
+		if _, err := quickTable(old); err == nil {
+			t.Fatalf("the deleted head's address %s still answers a node table", old)
+		}
 	}
 	for _, wk := range repl.Workers {
 		restarts := int32(0)
@@ -268,7 +292,8 @@ func testRealHeadDeleted(t *testing.T) {
 	t.Logf("head %s (%s) deleted: Terminating while Ray stopped, gone after %v; replacement %s (%s) under %s; every worker ALIVE in its table %v after the delete",
 		rc.Head.Name, rc.Head.Status.PodIP, oldGone.Round(100*time.Millisecond), repl.Head.Name, repl.Head.Status.PodIP, fqdn,
 		rejoined.Round(time.Second))
-	t.Logf("  %d polls every 0.5 s: at most %d live head(s), at most %d answering node table(s)", w.polls, w.maxLive, w.maxTables)
+	t.Logf("  %d polls every 0.5 s: at most %d live head(s), at most %d answering node table(s); kube-apiserver's calls of %s meanwhile: %v",
+		w.polls, w.maxLive, w.maxTables, podWebhook, calls)
 	t.Logf("replacement head %s's table (ray list nodes):\n%s", repl.Head.Name, rayList(t, repl.Head.Status.PodIP))
 }
 
@@ -284,4 +309,36 @@ func resolveInTestHost(t *testing.T, c *framework.Cluster, name string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// headBehind is the IP of the ALIVE head in the node table that the
+// dashboard at FQDN:8265 answers from the test host (the cluster's DNS
+// alone; a ClusterIP Service through kube-proxy, a headless one directly).
+func headBehind(t *testing.T, c *framework.Cluster, fqdn string) string {
+	t.Helper()
+	url := fmt.Sprintf("http://%s:%d/api/v0/nodes?limit=100", fqdn, dashboardPort)
+	var head string
+	framework.Eventually(t, 30*time.Second, time.Second, func() (bool, string) {
+		resp, err := framework.HTTPGetInNetns(t, onlyNameserver(c.DNSIP), url)
+		if err != nil {
+			return false, fmt.Sprintf("GET %s: %v", url, err)
+		}
+		var body struct {
+			Data struct {
+				Result struct {
+					Result []rayNode `json:"result"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if resp.Status != 200 || json.Unmarshal(resp.Body, &body) != nil {
+			return false, fmt.Sprintf("GET %s: %d %.200s", url, resp.Status, resp.Body)
+		}
+		for _, n := range body.Data.Result.Result {
+			if n.IsHead && n.State == "ALIVE" {
+				head = n.NodeIP
+			}
+		}
+		return head != "", fmt.Sprintf("GET %s: no ALIVE head in the table", url)
+	})
+	return head
 }
