@@ -57,6 +57,13 @@ var operatorMu sync.Mutex
 // time: a second call fails t while the first is running.
 func Operator(t testing.TB, release string, env ...string) *KubeRay {
 	t.Helper()
+	return OperatorArgs(t, release, nil, env...)
+}
+
+// OperatorArgs is Operator with ARGS after the operator's own flags (e.g.
+// --feature-gates=RayCronJob=true).
+func OperatorArgs(t testing.TB, release string, args []string, env ...string) *KubeRay {
+	t.Helper()
 	c := Attach(t)
 	if !operatorMu.TryLock() {
 		t.Fatalf("Operator(%s): another operator started by this suite is still running", release)
@@ -82,10 +89,11 @@ func Operator(t testing.TB, release string, env ...string) *KubeRay {
 	}
 	metrics, probe := freePort(t, "127.0.0.1"), freePort(t, "127.0.0.1")
 	cmd := operatorCommand(c, release, metrics, probe)
+	cmd.Args = append(cmd.Args, args...)
 	cmd.Env = append(cmd.Env, env...)
 	k.Process = start(t, c, "operator-"+release, cmd)
 	waitHTTP(t, k.Process, "http://127.0.0.1:"+itoa(probe)+"/readyz", 90*time.Second)
-	t.Logf("operator %s running (pid %d, probes 127.0.0.1:%d, env %v, log %s)", release, k.Process.Pid(), probe, env, k.Process.Log)
+	t.Logf("operator %s running (pid %d, probes 127.0.0.1:%d, args %v, env %v, log %s)", release, k.Process.Pid(), probe, args, env, k.Process.Log)
 	return k
 }
 
