@@ -123,6 +123,10 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	rp := framework.RunRayPods(t, ns, framework.Kubelet{}, framework.ImageFile{Name: "echo_app.py", Content: string(app)})
 	op := framework.Operator(t, release)
 	heads := pollLiveHeads(t, ns, 500*time.Millisecond)
+	calls0, err := framework.APIServerMetrics(ctx, c)
+	if err != nil {
+		t.Fatalf("kube-apiserver's metrics: %v", err)
+	}
 	t0 := time.Now()
 	framework.Create(t, ns, framework.Manifest(t, "testdata/rayservice-upgrade-v1.yaml", map[string]string{"NAME": upgradeService}))
 
@@ -238,6 +242,19 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	if n != 0 {
 		t.Errorf("the operator logged %d 'already exists' errors for %s's Pods", n, upgradeService)
 	}
+	// Counted: no Ray Pod refused or failed open while the clusters came and
+	// went (the old one's Pods Terminating while Ray stops).
+	calls1, err := framework.APIServerMetrics(ctx, c)
+	if err != nil {
+		t.Fatalf("kube-apiserver's metrics: %v", err)
+	}
+	calls, err := framework.WebhookCallsSince(calls0, calls1, podWebhook)
+	if err != nil {
+		t.Fatalf("kube-apiserver's calls of %s: %v", podWebhook, err)
+	}
+	if calls.Rejected != 0 || calls.FailedOpen != 0 || calls.Calls < 4 {
+		t.Errorf("during the upgrade kube-apiserver counted for %s %v; want at least the 4 Pods' calls, 0 rejected, 0 failed open", podWebhook, calls)
+	}
 
 	// One head per cluster, named by the rule; owned by the RayService.
 	for _, rc := range []*unstructured.Unstructured{rc1, rc2} {
@@ -279,6 +296,7 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	t.Logf("serving at %.0f s, switched at %.0f s, old RayCluster deleted at %.0f s; %d polls of the live heads, never two of one cluster",
 		tReady.Seconds(), tSwitched.Seconds(), tDeleted.Seconds(), nPolls)
 	t.Logf("GET http://%s-serve-svc.%s.svc.%s:8000/ answered %s before the switch, %s after it", upgradeService, ns, c.ClusterDomain, served1, served2)
+	t.Logf("kube-apiserver's calls of %s during the upgrade: %v", podWebhook, calls)
 }
 
 // failOnDeath fails t at once when a Ray container of rp died.
