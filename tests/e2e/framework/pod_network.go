@@ -157,7 +157,8 @@ func signalNetns(netns string, sig syscall.Signal) {
 
 // removePodLeftovers removes what RayPods of a process that is gone left (a
 // killed test binary runs no cleanup): the processes and namespaces of its
-// Pods, and its guard table. It says what it removed.
+// Pods, and its guard table; and a partition CutLink left. It says what it
+// removed.
 func removePodLeftovers(logf func(string, ...any)) {
 	dead := func(name, prefix string) bool {
 		pidText, _, _ := strings.Cut(strings.TrimPrefix(name, prefix), "-")
@@ -181,9 +182,11 @@ func removePodLeftovers(logf func(string, ...any)) {
 	tables, _ := exec.Command("nft", "list", "tables", "inet").Output()
 	for _, line := range strings.Split(string(tables), "\n") {
 		f := strings.Fields(line)
-		if len(f) == 3 && strings.HasPrefix(f[2], "rwpods-") && dead(f[2], "rwpods-") {
-			_ = exec.Command("nft", "delete", "table", "inet", f[2]).Run()
-			logf("removed nftables table inet %s, left by a run that is gone", f[2])
+		for _, prefix := range []string{"rwpods-", "rwcut-"} { // RayPods' guard, CutLink's partition
+			if len(f) == 3 && strings.HasPrefix(f[2], prefix) && dead(f[2], prefix) {
+				_ = exec.Command("nft", "delete", "table", "inet", f[2]).Run()
+				logf("removed nftables table inet %s, left by a run that is gone", f[2])
+			}
 		}
 	}
 }
