@@ -60,6 +60,9 @@ func runOnNewCluster(m interface{ Run() int }) int {
 		return 1
 	}
 	os.Setenv(EnvVar, r.ClusterEnv)
+	inProcess.Lock()
+	inProcess.r = r
+	inProcess.Unlock()
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
