@@ -313,9 +313,9 @@ func (r *Running) startCoreDNS() error {
 	return os.WriteFile(r.env.resolvConf, []byte("nameserver "+r.env.dnsIP+"\noptions timeout:1 attempts:2\n"), 0o644)
 }
 
-// startRayStandin runs what stands in for Ray itself (cmd/ray-standin): the
-// dashboard of each head and the Serve proxy of each Ray Pod, on the Pod's
-// own address.
+// startRayStandin runs what stands in for Ray where none runs
+// (cmd/ray-standin): the dashboard's /api/version of each head, on the head
+// Pod's own address.
 func (r *Running) startRayStandin() error {
 	_, err := r.spawn("ray-standin", nil, r.bin("ray-standin"), "-server", r.env.apiServer,
 		"-ca", r.path("pki", "ca.crt"), "-cert", r.path("pki", "admin.crt"), "-key", r.path("pki", "admin.key"),

@@ -5,20 +5,17 @@
 //
 //   - every Ray Pod (label ray.io/node-type) but those where real Ray runs
 //     (label e2e.ray-webhook.io/run: ray) that is Running with a
-//     status.podIP inside -pod-cidr gets listeners bound to exactly that
-//     address: PODIP:-dashboard-port (heads only) and PODIP:-serve-port. They
-//     are closed when the Pod is gone, leaves Running, or has another IP. The
-//     range must be local to this host (ip route add local CIDR dev lo).
+//     status.podIP inside -pod-cidr, if it is a head, gets a listener bound
+//     to exactly that address: PODIP:-dashboard-port. It is closed when the
+//     Pod is gone, leaves Running, or has another IP. The range must be local
+//     to this host (ip route add local CIDR dev lo).
 //   - a request is answered as the Pod whose address it was sent to (the
 //     connection's local address), never by Host header.
 //   - the head's dashboard, only while the head Pod is Ready (else 503):
-//     PUT and GET /api/serve/applications/ (the Serve REST API the RayService
-//     controller calls, ray-operator controllers/ray/utils/dashboardclient),
-//     the applications submitted kept per head Pod (namespace/name, forgotten
-//     when a new Pod takes the name) and reported RUNNING, deployments
-//     HEALTHY; GET /api/version as Ray's dashboard answers it, session_name
-//     being "<namespace>/<pod name>" of the head that answered.
-//   - the Serve proxy's GET /-/healthz (utils/httpproxy_httpclient.go): 200.
+//     GET /api/version as Ray's dashboard answers it, session_name being
+//     "<namespace>/<pod name>" of the head that answered, so that a test can
+//     tell which head a name reached. Ray Serve is not stood in for: where a
+//     RayService runs, real Ray and Serve run.
 //
 // It learns the Pods by listing and watching the Running ones through the API
 // server (admin client certificate), in the namespaces given or all. It writes
@@ -144,35 +141,19 @@ func orDash(s string) string {
 	return s
 }
 
-type role int
-
-const (
-	dashboardRole role = iota
-	serveRole
-)
-
-func (r role) String() string {
-	if r == dashboardRole {
-		return "dashboard"
-	}
-	return "Serve proxy"
-}
-
-// endpoint is one listener the stand-in wants: a role of one Pod at one address.
+// endpoint is one listener the stand-in wants: the dashboard of one head at one address.
 type endpoint struct {
-	Role role
-	Key  string
-	UID  string
+	Key string
+	UID string
 }
 
-// plan gives the listeners wanted for the served Pods: the Serve proxy's
-// port on every one, the dashboard's on heads.
-func plan(byAddr map[netip.Addr]rayPod, dashboardPort, servePort uint16) map[netip.AddrPort]endpoint {
+// plan gives the listeners wanted for the served Pods: the dashboard's port
+// on heads.
+func plan(byAddr map[netip.Addr]rayPod, dashboardPort uint16) map[netip.AddrPort]endpoint {
 	want := map[netip.AddrPort]endpoint{}
 	for addr, p := range byAddr {
-		want[netip.AddrPortFrom(addr, servePort)] = endpoint{serveRole, p.Key, p.UID}
 		if p.Head {
-			want[netip.AddrPortFrom(addr, dashboardPort)] = endpoint{dashboardRole, p.Key, p.UID}
+			want[netip.AddrPortFrom(addr, dashboardPort)] = endpoint{p.Key, p.UID}
 		}
 	}
 	return want
@@ -196,21 +177,9 @@ type listener struct {
 	srv *http.Server
 }
 
-type serveApp struct {
-	Name        string
-	RoutePrefix string
-	Deployments []string
-}
-
-type headApps struct {
-	uid  string // the head Pod they were submitted to
-	apps []serveApp
-}
-
 type standin struct {
 	prefix        netip.Prefix
 	dashboardPort uint16
-	servePort     uint16
 	rayVersion    string
 
 	mu sync.Mutex
@@ -222,15 +191,14 @@ type standin struct {
 	notes     map[string]string // key -> why not served, as last logged
 	listeners map[netip.AddrPort]*listener
 	failed    map[netip.AddrPort]string // listen error last logged
-	apps      map[string]headApps       // head key -> applications submitted
 	closed    bool
 }
 
-func newStandin(prefix netip.Prefix, dashboardPort, servePort uint16, rayVersion string) *standin {
+func newStandin(prefix netip.Prefix, dashboardPort uint16, rayVersion string) *standin {
 	return &standin{
-		prefix: prefix, dashboardPort: dashboardPort, servePort: servePort, rayVersion: rayVersion,
+		prefix: prefix, dashboardPort: dashboardPort, rayVersion: rayVersion,
 		pods: map[string]pod{}, departed: map[string]string{}, byAddr: map[netip.Addr]rayPod{}, notes: map[string]string{},
-		listeners: map[netip.AddrPort]*listener{}, failed: map[netip.AddrPort]string{}, apps: map[string]headApps{},
+		listeners: map[netip.AddrPort]*listener{}, failed: map[netip.AddrPort]string{},
 	}
 }
 
@@ -337,7 +305,7 @@ func (s *standin) reconcileLocked() {
 	s.notes, s.byAddr = notes, byAddr
 
 	// Listeners: close those no longer wanted (or now of another Pod), open the missing ones.
-	want := plan(byAddr, s.dashboardPort, s.servePort)
+	want := plan(byAddr, s.dashboardPort)
 	for _, ap := range sortedAddrs(s.listeners) {
 		l := s.listeners[ap]
 		if w, ok := want[ap]; ok && w == l.endpoint {
@@ -345,7 +313,7 @@ func (s *standin) reconcileLocked() {
 		}
 		l.srv.Close() // the listener and its connections, as a stopped process's
 		delete(s.listeners, ap)
-		log.Printf("closed %s (%s of %s): %s", ap, l.Role, l.Key, s.whyClosed(l.endpoint, ap))
+		log.Printf("closed %s (dashboard of %s): %s", ap, l.Key, s.whyClosed(l.endpoint, ap))
 	}
 	for ap := range s.failed {
 		if _, ok := want[ap]; !ok {
@@ -360,20 +328,16 @@ func (s *standin) reconcileLocked() {
 		ln, err := net.Listen("tcp", ap.String())
 		if err != nil {
 			if s.failed[ap] != err.Error() {
-				log.Printf("listen %s (%s of %s): %v (retried every second)", ap, w.Role, w.Key, err)
+				log.Printf("listen %s (dashboard of %s): %v (retried every second)", ap, w.Key, err)
 				s.failed[ap] = err.Error()
 			}
 			continue
 		}
 		delete(s.failed, ap)
-		handler := http.HandlerFunc(s.serveProxy)
-		if w.Role == dashboardRole {
-			handler = s.dashboard
-		}
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+		srv := &http.Server{Handler: http.HandlerFunc(s.dashboard), ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 		s.listeners[ap] = &listener{w, srv}
 		go srv.Serve(ln)
-		log.Printf("listening on %s: %s of %s", ap, w.Role, w.Key)
+		log.Printf("listening on %s: dashboard of %s", ap, w.Key)
 	}
 	clear(s.departed)
 }
@@ -459,100 +423,26 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// The head's dashboard (Ray's dashboard/modules/serve and version): PUT
-// /api/serve/applications/ deploys a config, GET lists its applications;
-// GET /api/version.
+// The head's dashboard (Ray's dashboard version module): GET /api/version.
 func (s *standin) dashboard(rw http.ResponseWriter, r *http.Request) {
 	w := &statusWriter{ResponseWriter: rw}
 	p, ok := s.at(r)
-	var note string
 	defer func() {
 		name := p.Key
 		if !ok {
 			name = "-"
 		}
-		log.Printf("dashboard %s %s %s from %s: %d%s", name, r.Method, r.URL.RequestURI(), r.RemoteAddr, w.code, note)
+		log.Printf("dashboard %s %s %s from %s: %d", name, r.Method, r.URL.RequestURI(), r.RemoteAddr, w.code)
 	}()
 	switch {
 	case !ok || !p.Head:
 		http.Error(w, "no Ray head here", http.StatusServiceUnavailable)
-		return
 	case !p.Ready:
 		http.Error(w, "Ray head "+p.Key+" is not ready", http.StatusServiceUnavailable)
-		return
-	}
-	switch {
 	case r.URL.Path == "/api/version" && r.Method == http.MethodGet:
 		writeJSON(w, map[string]string{"version": "4", "ray_version": s.rayVersion, "ray_commit": "", "session_name": p.Key})
-	case r.URL.Path == "/api/serve/applications/" && r.Method == http.MethodPut:
-		var config struct {
-			Applications []struct {
-				Name        string `json:"name"`
-				RoutePrefix string `json:"route_prefix"`
-				Deployments []struct {
-					Name string `json:"name"`
-				} `json:"deployments"`
-			} `json:"applications"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&config); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		var apps []serveApp
-		var names []string
-		for _, a := range config.Applications {
-			app := serveApp{Name: a.Name, RoutePrefix: a.RoutePrefix}
-			for _, d := range a.Deployments {
-				app.Deployments = append(app.Deployments, d.Name)
-			}
-			apps = append(apps, app)
-			names = append(names, a.Name+":"+strings.Join(app.Deployments, ","))
-		}
-		s.mu.Lock()
-		s.apps[p.Key] = headApps{uid: p.UID, apps: apps}
-		s.mu.Unlock()
-		note = "; applications deployed: " + strings.Join(names, " ")
-		w.WriteHeader(http.StatusOK)
-	case r.URL.Path == "/api/serve/applications/" && r.Method == http.MethodGet:
-		s.mu.Lock()
-		submitted := s.apps[p.Key]
-		s.mu.Unlock()
-		details := map[string]any{}
-		if submitted.uid == p.UID { // a new Pod of the same name has none yet
-			for _, a := range submitted.apps {
-				deployments := map[string]any{}
-				for _, d := range a.Deployments {
-					deployments[d] = map[string]string{"name": d, "status": "HEALTHY", "message": ""}
-				}
-				details[a.Name] = map[string]any{"name": a.Name, "route_prefix": a.RoutePrefix,
-					"status": "RUNNING", "message": "", "deployments": deployments}
-			}
-		}
-		writeJSON(w, map[string]any{"deploy_mode": "MULTI_APP", "applications": details})
-		note = fmt.Sprintf("; %d applications RUNNING", len(details))
-	case r.URL.Path == "/api/version" || r.URL.Path == "/api/serve/applications/":
+	case r.URL.Path == "/api/version":
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-// The Serve proxy's health check (Ray's serve/_private/proxy.py, /-/healthz).
-func (s *standin) serveProxy(rw http.ResponseWriter, r *http.Request) {
-	w := &statusWriter{ResponseWriter: rw}
-	p, ok := s.at(r)
-	defer func() {
-		name := p.Key
-		if !ok {
-			name = "-"
-		}
-		log.Printf("serve proxy %s %s %s from %s: %d", name, r.Method, r.URL.RequestURI(), r.RemoteAddr, w.code)
-	}()
-	switch {
-	case !ok:
-		http.Error(w, "no Ray Pod here", http.StatusServiceUnavailable)
-	case r.URL.Path == "/-/healthz":
-		io.WriteString(w, "success")
 	default:
 		http.NotFound(w, r)
 	}
@@ -706,7 +596,6 @@ func main() {
 	namespaces := flag.String("namespace", "", "namespaces whose Ray Pods are served, comma-separated; empty: all")
 	podCIDR := flag.String("pod-cidr", "", "range of the Pod IPs, local to this host (e.g. 10.200.64.0/24)")
 	dashboardPort := flag.Uint("dashboard-port", 8265, "Ray dashboard port (heads)")
-	servePort := flag.Uint("serve-port", 8000, "Ray Serve proxy port (every Ray Pod)")
 	rayVersion := flag.String("ray-version", "2.52.0", "ray_version reported by GET /api/version")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
@@ -715,8 +604,8 @@ func main() {
 	if *server == "" || err != nil {
 		log.Fatalf("-server and -pod-cidr (a CIDR) are required: %v", err)
 	}
-	if *dashboardPort == 0 || *dashboardPort > 65535 || *servePort == 0 || *servePort > 65535 || *dashboardPort == *servePort {
-		log.Fatal("-dashboard-port and -serve-port: two different ports")
+	if *dashboardPort == 0 || *dashboardPort > 65535 {
+		log.Fatal("-dashboard-port: a port")
 	}
 
 	pool := x509.NewCertPool()
@@ -738,13 +627,13 @@ func main() {
 		watch:  &http.Client{Transport: transport},
 	}
 
-	s := newStandin(prefix.Masked(), uint16(*dashboardPort), uint16(*servePort), *rayVersion)
+	s := newStandin(prefix.Masked(), uint16(*dashboardPort), *rayVersion)
 	scopes := []string{""}
 	if *namespaces != "" {
 		scopes = strings.Split(*namespaces, ",")
 	}
-	log.Printf("serving the Ray Pods of %s in %s: dashboard :%d (heads), Serve proxy :%d; API server %s",
-		orAll(*namespaces), prefix.Masked(), *dashboardPort, *servePort, a.server)
+	log.Printf("serving the Ray heads of %s in %s: dashboard :%d; API server %s",
+		orAll(*namespaces), prefix.Masked(), *dashboardPort, a.server)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -81,11 +81,9 @@ func TestPlan(t *testing.T) {
 	got := plan(map[netip.Addr]rayPod{
 		h: {Key: "ns/h", UID: "1", Head: true, Addr: h},
 		w: {Key: "ns/w", UID: "2", Addr: w},
-	}, 8265, 8000)
+	}, 8265)
 	want := map[netip.AddrPort]endpoint{
-		netip.AddrPortFrom(h, 8265): {dashboardRole, "ns/h", "1"},
-		netip.AddrPortFrom(h, 8000): {serveRole, "ns/h", "1"},
-		netip.AddrPortFrom(w, 8000): {serveRole, "ns/w", "2"},
+		netip.AddrPortFrom(h, 8265): {"ns/h", "1"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("plan %v, want %v", got, want)
@@ -141,8 +139,8 @@ func freePort(t *testing.T, addrs ...string) uint16 {
 // local, as the pod range is made local by the e2e bring-up).
 func TestListeners(t *testing.T) {
 	hosts := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"}
-	dp, sp := freePort(t, hosts...), freePort(t, hosts...)
-	s := newStandin(netip.MustParsePrefix("127.0.0.0/8"), dp, sp, "2.52.0")
+	dp := freePort(t, hosts...)
+	s := newStandin(netip.MustParsePrefix("127.0.0.0/8"), dp, "2.52.0")
 	defer s.close()
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	call := func(method, addr string, port uint16, path, host, body string) (int, string) {
@@ -192,58 +190,22 @@ func TestListeners(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `"session_name":"ns/a-head"`) {
 		t.Errorf("Host of b at a's address: %d %s", code, body)
 	}
-	for _, a := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"} {
-		if code, body := call(http.MethodGet, a, sp, "/-/healthz", "", ""); code != 200 || body != "success" {
-			t.Errorf("healthz at %s: %d %q", a, code, body)
-		}
-	}
 	if code, _ := call(http.MethodGet, "127.0.0.4", dp, "/api/version", "", ""); code != 0 {
 		t.Errorf("a worker's dashboard port answered %d", code)
 	}
 
-	// Applications per head.
-	config := `{"applications":[{"name":"echo","import_path":"echo:app","route_prefix":"/","deployments":[{"name":"Echo","num_replicas":1}]}]}`
-	if code, body := call(http.MethodPut, "127.0.0.2", dp, "/api/serve/applications/", "", config); code != 200 {
-		t.Fatalf("PUT at a: %d %s", code, body)
-	}
-	apps := func(addr string) map[string]any {
-		t.Helper()
-		code, body := call(http.MethodGet, addr, dp, "/api/serve/applications/?api_type=declarative", "", "")
-		var d struct {
-			Applications map[string]any `json:"applications"`
-		}
-		if code != 200 || json.Unmarshal([]byte(body), &d) != nil {
-			t.Fatalf("GET applications at %s: %d %s", addr, code, body)
-		}
-		return d.Applications
-	}
-	a := apps("127.0.0.2")
-	echo, _ := a["echo"].(map[string]any)
-	deployments, _ := echo["deployments"].(map[string]any)
-	if len(a) != 1 || echo["status"] != "RUNNING" || deployments["Echo"].(map[string]any)["status"] != "HEALTHY" {
-		t.Errorf("a's applications: %v", a)
-	}
-	if b := apps("127.0.0.3"); len(b) != 0 {
-		t.Errorf("b's applications: %v", b)
-	}
 	if code, _ := call(http.MethodGet, "127.0.0.2", dp, "/api/jobs/", "", ""); code != 404 {
 		t.Errorf("an unknown path: %d", code)
 	}
 
-	// a gone: its addresses close; a new a (same name, new uid, new IP) has no applications.
+	// a gone: its address closes; a new a (same name, new uid, new IP) is served.
 	s.remove(mkPod("ns", "a-head", "ua", "head", "Running", "127.0.0.2", true))
 	if code, _ := call(http.MethodGet, "127.0.0.2", dp, "/api/version", "", ""); code != 0 {
 		t.Errorf("a gone, its dashboard answered %d", code)
 	}
-	if code, _ := call(http.MethodGet, "127.0.0.2", sp, "/-/healthz", "", ""); code != 0 {
-		t.Errorf("a gone, its Serve proxy answered %d", code)
-	}
 	s.upsert(mkPod("ns", "a-head", "ua2", "head", "Running", "127.0.0.5", true))
 	if got := session("127.0.0.5"); got != "ns/a-head" {
 		t.Errorf("new a: %q", got)
-	}
-	if a := apps("127.0.0.5"); len(a) != 0 {
-		t.Errorf("the new a-head has the old one's applications: %v", a)
 	}
 	// b moves to another IP, then stops running.
 	s.upsert(mkPod("ns", "b-head", "ub", "head", "Running", "127.0.0.2", true))
@@ -331,7 +293,7 @@ func TestFollow(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	s := newStandin(netip.MustParsePrefix("192.0.2.0/24"), 1, 2, "2.52.0") // TEST-NET-1, not local: no listener opens
+	s := newStandin(netip.MustParsePrefix("192.0.2.0/24"), 1, "2.52.0") // TEST-NET-1, not local: no listener opens
 	defer s.close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
