@@ -26,32 +26,7 @@ func StartPeerReplica(t testing.TB, opts ReplicaOptions) *Replica {
 	if opts.Name == "" {
 		opts.Name = "ray-webhook-peer"
 	}
-	if opts.CertDir == "" {
-		opts.CertDir = c.WebhookCertDir
-	}
-	if opts.SADir == "" {
-		opts.SADir = c.SADir
-	}
-	if opts.APIServer == "" {
-		opts.APIServer = c.APIServer
-	}
-	if opts.Slice == (SliceRef{}) {
-		opts.Slice = ServiceSlice
-	}
-	r := &Replica{IP: opts.IP, Port: opts.Port, t: t, c: c, name: opts.Name, slice: opts.Slice}
-	r.ProbePort = freePort(t, r.IP)
-	for r.ProbePort == r.Port {
-		r.ProbePort = freePort(t, r.IP)
-	}
-	base := c.WebhookArgs
-	if opts.BaseArgs != nil {
-		base = opts.BaseArgs
-	}
-	r.Args = append([]string{"--bind", r.IP, "--port", itoa(r.Port)}, base...)
-	r.Args = append(r.Args, opts.Args...)
-	r.Args = append(r.Args, "--probe-port="+itoa(r.ProbePort))
-	r.Env = append([]string{"CLUSTER_DOMAIN=" + c.ClusterDomain}, opts.Env...)
-	r.certDir, r.saDir, r.api = opts.CertDir, opts.SADir, opts.APIServer
+	r, base := newReplica(t, c, opts)
 	r.Start(t)
 	t.Logf("ray-webhook peer replica on %s:%d (args %s; log %s)",
 		r.IP, r.Port, strings.Join(append(append([]string{}, base...), opts.Args...), " "), r.Process.Log)

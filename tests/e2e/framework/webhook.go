@@ -121,6 +121,27 @@ func StartReplica(t testing.TB, opts ReplicaOptions) *Replica {
 	if opts.IP == "" {
 		opts.IP = c.WebhookIP2
 	}
+	r, base := newReplica(t, c, opts)
+	r.Start(t)
+
+	if opts.Route == RouteAlone {
+		// Registered after the process's Stop, so it runs before it.
+		t.Cleanup(func() { restoreSlice(t, c) })
+		PointSlice(t, r.Port, Endpoint{IP: r.IP, Ready: true})
+		if why, ok := routedTo(c, r.Process.Log); !ok {
+			t.Fatalf("EndpointSlice %s names %s:%d but the webhook calls do not reach the replica: %s; the end of %s:\n%s",
+				WebhookSlice, r.IP, r.Port, why, r.Process.Log, r.Process.Tail(15))
+		}
+	}
+	t.Logf("ray-webhook replica on %s:%d (args %s; log %s)",
+		r.IP, r.Port, strings.Join(append(append([]string{}, base...), opts.Args...), " "), r.Process.Log)
+	return r
+}
+
+// newReplica is a replica of OPTS (its defaults filled in; a free port when
+// none is given, its own probe port), not yet started, and the base
+// arguments it was given.
+func newReplica(t testing.TB, c *Cluster, opts ReplicaOptions) (*Replica, []string) {
 	if opts.CertDir == "" {
 		opts.CertDir = c.WebhookCertDir
 	}
@@ -150,20 +171,7 @@ func StartReplica(t testing.TB, opts ReplicaOptions) *Replica {
 	r.Args = append(r.Args, "--probe-port="+itoa(r.ProbePort))
 	r.Env = append([]string{"CLUSTER_DOMAIN=" + c.ClusterDomain}, opts.Env...)
 	r.certDir, r.saDir, r.api = opts.CertDir, opts.SADir, opts.APIServer
-	r.Start(t)
-
-	if opts.Route == RouteAlone {
-		// Registered after the process's Stop, so it runs before it.
-		t.Cleanup(func() { restoreSlice(t, c) })
-		PointSlice(t, r.Port, Endpoint{IP: r.IP, Ready: true})
-		if why, ok := routedTo(c, r.Process.Log); !ok {
-			t.Fatalf("EndpointSlice %s names %s:%d but the webhook calls do not reach the replica: %s; the end of %s:\n%s",
-				WebhookSlice, r.IP, r.Port, why, r.Process.Log, r.Process.Tail(15))
-		}
-	}
-	t.Logf("ray-webhook replica on %s:%d (args %s; log %s)",
-		r.IP, r.Port, strings.Join(append(append([]string{}, base...), opts.Args...), " "), r.Process.Log)
-	return r
+	return r, base
 }
 
 // Start starts the replica's process (again, after Stop: the same address,
