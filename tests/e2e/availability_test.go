@@ -73,12 +73,24 @@ type availabilityResult struct {
 // is admission.
 func availabilityStartLoad(t *testing.T, ns string, seconds, max int) *availabilityLoad {
 	t.Helper()
+	return startPodload(t, ns, seconds, 4, 0, max)
+}
+
+// startPodload runs tests/e2e/cmd/podload in NS for SECONDS with CLIENTS
+// clients, at RATE creations a second (0: as fast as they can), at most MAX
+// Ray worker Pods of rc-load, never scheduled; it is killed when t ends.
+func startPodload(t *testing.T, ns string, seconds, clients, rate, max int) *availabilityLoad {
+	t.Helper()
 	c := framework.Attach(t)
 	out := filepath.Join(c.Work, "go-load-"+ns+".json")
-	cmd := exec.Command(filepath.Join(c.Bin, "podload"), "-server", c.APIServer,
+	args := []string{"-server", c.APIServer,
 		"-ca", filepath.Join(c.PKI, "ca.crt"), "-cert", filepath.Join(c.PKI, "admin.crt"), "-key", filepath.Join(c.PKI, "admin.key"),
-		"-namespace", ns, "-cluster", availabilityCluster, "-duration", strconv.Itoa(seconds)+"s", "-c", "4",
-		"-max", strconv.Itoa(max), "-scheduler-name", "e2e-unscheduled")
+		"-namespace", ns, "-cluster", availabilityCluster, "-duration", strconv.Itoa(seconds) + "s", "-c", strconv.Itoa(clients),
+		"-max", strconv.Itoa(max), "-scheduler-name", "e2e-unscheduled"}
+	if rate > 0 {
+		args = append(args, "-rate", strconv.Itoa(rate))
+	}
+	cmd := exec.Command(filepath.Join(c.Bin, "podload"), args...)
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatalf("podload output: %v", err)

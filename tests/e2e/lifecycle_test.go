@@ -430,6 +430,25 @@ func testRayJobSubmitter(t *testing.T) {
 		sub.Name, sub.Labels, podWebhook, d.pods, allPodsWebhook, d.allPods.Calls, d.replicaString(), len(rayNames), ns, rayNames, len(lines))
 }
 
+// workerFindings says which WORKERS lack exactly one FQ_RAY_IP equal to
+// FQDN or hold a duplicate env name (the first ten, and how many more).
+func workerFindings(workers []corev1.Pod, fqdn string) []string {
+	var bad []string
+	for i := range workers {
+		w := &workers[i]
+		if v := envValues(w.Spec.Containers[0], "FQ_RAY_IP"); len(v) != 1 || v[0] != fqdn {
+			bad = append(bad, fmt.Sprintf("%s: FQ_RAY_IP %q", w.Name, v))
+		}
+		for _, d := range duplicateEnv(w) {
+			bad = append(bad, fmt.Sprintf("%s: duplicate env %s", w.Name, d))
+		}
+	}
+	if len(bad) > 10 {
+		bad = append(bad[:10], fmt.Sprintf("... %d more", len(bad)-10))
+	}
+	return bad
+}
+
 func testScale(t *testing.T) {
 	c := framework.Attach(t)
 	ns := framework.NewNamespace(t, "e2e-life-scale")
@@ -465,20 +484,7 @@ func testScale(t *testing.T) {
 		return len(workers) == n && running == n, fmt.Sprintf("%d workers stored, %d Running, want %d", len(workers), running, n)
 	})
 	runningAt := time.Since(start)
-	var bad []string
-	for i := range workers {
-		w := &workers[i]
-		if v := envValues(w.Spec.Containers[0], "FQ_RAY_IP"); len(v) != 1 || v[0] != fqdn {
-			bad = append(bad, fmt.Sprintf("%s: FQ_RAY_IP %q", w.Name, v))
-		}
-		for _, d := range duplicateEnv(w) {
-			bad = append(bad, fmt.Sprintf("%s: duplicate env %s", w.Name, d))
-		}
-	}
-	if len(bad) > 0 {
-		if len(bad) > 10 {
-			bad = append(bad[:10], fmt.Sprintf("... %d more", len(bad)-10))
-		}
+	if bad := workerFindings(workers, fqdn); len(bad) > 0 {
 		t.Fatalf("of %d workers, want each with exactly one FQ_RAY_IP=%s and no duplicate env: %v", n, fqdn, bad)
 	}
 	t.Logf("RayCluster %s/%s scaled 0 -> %d: %d workers stored after %v, all Running after %v; each has exactly one FQ_RAY_IP=%s and no duplicate env name",

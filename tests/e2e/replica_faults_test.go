@@ -46,9 +46,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -149,20 +146,7 @@ func (s faultScale) checkFinal(t *testing.T) {
 	if len(workers) != faultWorkers {
 		t.Errorf("%d workers stored, want exactly %d", len(workers), faultWorkers)
 	}
-	var bad []string
-	for i := range workers {
-		w := &workers[i]
-		if v := envValues(w.Spec.Containers[0], "FQ_RAY_IP"); len(v) != 1 || v[0] != s.fqdn {
-			bad = append(bad, fmt.Sprintf("%s: FQ_RAY_IP %q", w.Name, v))
-		}
-		for _, d := range duplicateEnv(w) {
-			bad = append(bad, fmt.Sprintf("%s: duplicate env %s", w.Name, d))
-		}
-	}
-	if len(bad) > 0 {
-		if len(bad) > 10 {
-			bad = append(bad[:10], fmt.Sprintf("... %d more", len(bad)-10))
-		}
+	if bad := workerFindings(workers, s.fqdn); len(bad) > 0 {
 		t.Errorf("of %d workers, want each with exactly one FQ_RAY_IP=%s and no duplicate env: %v", len(workers), s.fqdn, bad)
 	}
 	heads := rayPods(t, s.ns, s.name, "head")
@@ -215,28 +199,7 @@ func (s faultScale) watchStored(t *testing.T, start time.Time) func() time.Durat
 // a second (2 clients), Ray worker Pods never scheduled.
 func faultLoad(t *testing.T, ns string, seconds, rate int) *availabilityLoad {
 	t.Helper()
-	c := framework.Attach(t)
-	out := filepath.Join(c.Work, "go-load-"+ns+".json")
-	cmd := exec.Command(filepath.Join(c.Bin, "podload"), "-server", c.APIServer,
-		"-ca", filepath.Join(c.PKI, "ca.crt"), "-cert", filepath.Join(c.PKI, "admin.crt"), "-key", filepath.Join(c.PKI, "admin.key"),
-		"-namespace", ns, "-cluster", availabilityCluster, "-duration", strconv.Itoa(seconds)+"s", "-c", "2",
-		"-rate", strconv.Itoa(rate), "-max", strconv.Itoa(seconds*rate), "-scheduler-name", "e2e-unscheduled")
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatalf("podload output: %v", err)
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		t.Fatalf("starting podload: %v", err)
-	}
-	l := &availabilityLoad{cmd: cmd, out: out, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); f.Close(); close(l.done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-l.done
-	})
-	return l
+	return startPodload(t, ns, seconds, 2, rate, seconds*rate)
 }
 
 // scaleDown scales back to 0 and waits for every worker to go.
