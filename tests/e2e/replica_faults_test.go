@@ -23,7 +23,8 @@ package e2e
 //	                            never failed open); calls = 300 + failed (each failed creation is
 //	                            retried once more); FailedToCreateWorkerPod Events = failed calls;
 //	                            the kill fell mid-scale, and both replicas served reviews, B again
-//	                            after its return
+//	                            after its return when its readinessProbe brought it back before the
+//	                            scale ended (logged when not)
 //	graceful-rollout-mid-scale  replicas B (WEBHOOK_IP2) and C (DNS_IP2), both started by the test
 //	                            (the shipped replica belongs to the bring-up, which a test cannot
 //	                            restart), the Service routed to the two; from the first worker
@@ -347,8 +348,12 @@ func testSigkillMidScale(t *testing.T) {
 	if atKill >= faultWorkers {
 		t.Errorf("the kill fell after the scale (%d workers stored): nothing was proven mid-scale", atKill)
 	}
-	if storedAtReady >= faultWorkers {
-		t.Errorf("all %d workers were stored before replica B was back: its return was not mid-scale", faultWorkers)
+	// B's place in the Service comes back with its readinessProbe (up to a
+	// period, 5 s); a fast operator can finish the scale before. The cost of
+	// the kill is counted either way; only then B serves nothing of it.
+	backMidScale := storedAtReady < faultWorkers
+	if !backMidScale {
+		t.Logf("  all %d workers were stored before replica B was back in the Service's endpoints: its return came after the scale", faultWorkers)
 	}
 	if failed != w.Rejected || failed != callErrors || denials != 0 || w.FailedOpen != 0 {
 		t.Errorf("want every failed call a calling_webhook_error that failed its creation (failurePolicy Fail), none denied, none failed open; kube-apiserver counted %v", w)
@@ -364,8 +369,8 @@ func testSigkillMidScale(t *testing.T) {
 		t.Errorf("the operator recorded %d FailedToCreateWorkerPod and %d FailedToCreateHeadPod Events, want one per failed call (%g) and none of a head: %v",
 			n, reasons["FailedToCreateHeadPod"], failed, failedEvents)
 	}
-	if onAfter == 0 || onShipped == 0 {
-		t.Errorf("both replicas should have served reviews, B again after its return: shipped %d, B after %d", onShipped, onAfter)
+	if onShipped == 0 || (backMidScale && onAfter == 0) {
+		t.Errorf("both replicas should have served reviews, B again after its return mid-scale: shipped %d, B after %d", onShipped, onAfter)
 	}
 
 	downStart := time.Now()
