@@ -111,6 +111,29 @@ func countAdmission(t testing.TB, before, after admissionReading) admissionSince
 	return d
 }
 
+// apiserverReading is a reading of kube-apiserver's metrics.
+func apiserverReading(t *testing.T) framework.Scrape {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := framework.APIServerMetrics(ctx, framework.Attach(t))
+	if err != nil {
+		t.Fatalf("reading kube-apiserver's metrics: %v", err)
+	}
+	return s
+}
+
+// podCallsSince is what kube-apiserver counted of the Pod webhook's calls
+// between two readings.
+func podCallsSince(t *testing.T, before, after framework.Scrape) framework.WebhookCalls {
+	t.Helper()
+	w, err := framework.WebhookCallsSince(before, after, podWebhook)
+	if err != nil {
+		t.Fatalf("kube-apiserver's calls of %s: %v", podWebhook, err)
+	}
+	return w
+}
+
 func (d admissionSince) replicaString() string {
 	return fmt.Sprintf("%g /admit answers (by code %v), denials %v, mutations %v", d.admit, d.admitByCode, d.denials, d.mutations)
 }

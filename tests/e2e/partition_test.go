@@ -43,14 +43,7 @@ func testLinkCut(t *testing.T) {
 	c := framework.Attach(t)
 	ctx := context.Background()
 	ns := framework.NewNamespace(t, "e2e-partition")
-	scrape := func() framework.Scrape {
-		s, err := framework.APIServerMetrics(ctx, c)
-		if err != nil {
-			t.Fatalf("kube-apiserver's metrics: %v", err)
-		}
-		return s
-	}
-	before := scrape()
+	before := apiserverReading(t)
 	restore := framework.CutLink(t, c.WebhookIP, c.WebhookPort)
 	cutAt := time.Now()
 
@@ -85,7 +78,7 @@ func testLinkCut(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	wg.Wait()
-	during := scrape()
+	during := apiserverReading(t)
 	restore()
 	restoredAt := time.Now()
 	for i, err := range errs {
@@ -136,7 +129,7 @@ func testLinkCut(t *testing.T) {
 			t.Errorf("%s's worker %s: FQ_RAY_IP %q, want exactly [%s]", name, worker.Name, v, fqdn)
 		}
 	}
-	after := scrape()
+	after := apiserverReading(t)
 	podAfter, err := framework.WebhookCallsSince(during, after, podWebhook)
 	if err != nil {
 		t.Fatal(err)

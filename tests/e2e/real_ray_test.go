@@ -26,6 +26,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -89,7 +90,17 @@ func nodeTable(ip string) ([]rayNode, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var body struct {
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %v", url, err)
+	}
+	return decodeNodeTable(url, resp.StatusCode, b)
+}
+
+// decodeNodeTable reads the answer to GET URL of the dashboard's state API
+// (/api/v0/nodes), STATUS and BODY.
+func decodeNodeTable(url string, status int, body []byte) ([]rayNode, error) {
+	var answer struct {
 		Result bool   `json:"result"`
 		Msg    string `json:"msg"`
 		Data   struct {
@@ -98,13 +109,13 @@ func nodeTable(ip string) ([]rayNode, error) {
 			} `json:"result"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, fmt.Errorf("GET %s: %d, %v", url, resp.StatusCode, err)
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return nil, fmt.Errorf("GET %s: %d, %v", url, status, err)
 	}
-	if resp.StatusCode != 200 || !body.Result {
-		return nil, fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, body.Msg)
+	if status != 200 || !answer.Result {
+		return nil, fmt.Errorf("GET %s: %d %s", url, status, answer.Msg)
 	}
-	return body.Data.Result.Result, nil
+	return answer.Data.Result.Result, nil
 }
 
 // aliveIPs are the IPs of the ALIVE nodes of a table, sorted.

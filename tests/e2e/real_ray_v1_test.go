@@ -14,7 +14,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"slices"
@@ -202,10 +201,7 @@ func testRealHeadDeleted(t *testing.T, fixture string, workers int) {
 	if got := headBehind(t, c, fqdn); got != rc.Head.Status.PodIP {
 		t.Fatalf("the dashboard at %s answers as head %q, want %s's IP %s", fqdn, got, rc.Head.Name, rc.Head.Status.PodIP)
 	}
-	calls0, err := framework.APIServerMetrics(context.Background(), c)
-	if err != nil {
-		t.Fatalf("kube-apiserver's metrics: %v", err)
-	}
+	calls0 := apiserverReading(t)
 
 	stop := make(chan struct{})
 	watched := traceHeads(t, ns, name, stop)
@@ -250,14 +246,7 @@ func testRealHeadDeleted(t *testing.T, fixture string, workers int) {
 	}
 	// No Ray Pod refused meanwhile: the operator created the replacement once
 	// the old head was gone, and its workers' restarts create nothing.
-	calls1, err := framework.APIServerMetrics(context.Background(), c)
-	if err != nil {
-		t.Fatalf("kube-apiserver's metrics: %v", err)
-	}
-	calls, err := framework.WebhookCallsSince(calls0, calls1, podWebhook)
-	if err != nil {
-		t.Fatalf("kube-apiserver's calls of %s: %v", podWebhook, err)
-	}
+	calls := podCallsSince(t, calls0, apiserverReading(t))
 	if calls.Rejected != 0 || calls.FailedOpen != 0 {
 		t.Fatalf("while the head was replaced, kube-apiserver counted for %s %v: a Ray Pod refused", podWebhook, calls)
 	}
@@ -323,17 +312,11 @@ func headBehind(t *testing.T, c *framework.Cluster, fqdn string) string {
 		if err != nil {
 			return false, fmt.Sprintf("GET %s: %v", url, err)
 		}
-		var body struct {
-			Data struct {
-				Result struct {
-					Result []rayNode `json:"result"`
-				} `json:"result"`
-			} `json:"data"`
+		nodes, err := decodeNodeTable(url, resp.Status, resp.Body)
+		if err != nil {
+			return false, err.Error()
 		}
-		if resp.Status != 200 || json.Unmarshal(resp.Body, &body) != nil {
-			return false, fmt.Sprintf("GET %s: %d %.200s", url, resp.Status, resp.Body)
-		}
-		for _, n := range body.Data.Result.Result {
+		for _, n := range nodes {
 			if n.IsHead && n.State == "ALIVE" {
 				head = n.NodeIP
 			}

@@ -213,26 +213,6 @@ func (s faultScale) scaleDown(t *testing.T) {
 	})
 }
 
-func apiserverReading(t *testing.T) framework.Scrape {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := framework.APIServerMetrics(ctx, framework.Attach(t))
-	if err != nil {
-		t.Fatalf("reading kube-apiserver's metrics: %v", err)
-	}
-	return s
-}
-
-func podCallsSince(t *testing.T, before, after framework.Scrape) framework.WebhookCalls {
-	t.Helper()
-	w, err := framework.WebhookCallsSince(before, after, podWebhook)
-	if err != nil {
-		t.Fatalf("kube-apiserver's calls of %s: %v", podWebhook, err)
-	}
-	return w
-}
-
 // readyzOK waits until GET /readyz on the probe port IP:PORT answers 200
 // (what the readinessProbe asks) and says when.
 func readyzOK(ip string, port int, timeout time.Duration) (time.Time, bool) {

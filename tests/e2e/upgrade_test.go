@@ -123,10 +123,7 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	rp := framework.RunRayPods(t, ns, framework.Kubelet{}, framework.ImageFile{Name: "echo_app.py", Content: string(app)})
 	op := framework.Operator(t, release)
 	heads := pollLiveHeads(t, ns, 500*time.Millisecond)
-	calls0, err := framework.APIServerMetrics(ctx, c)
-	if err != nil {
-		t.Fatalf("kube-apiserver's metrics: %v", err)
-	}
+	calls0 := apiserverReading(t)
 	t0 := time.Now()
 	framework.Create(t, ns, framework.Manifest(t, "testdata/rayservice-upgrade-v1.yaml", map[string]string{"NAME": upgradeService}))
 
@@ -244,14 +241,7 @@ func testUpgradeToCompletion(t *testing.T, release string) {
 	}
 	// Counted: no Ray Pod refused or failed open while the clusters came and
 	// went (the old one's Pods Terminating while Ray stops).
-	calls1, err := framework.APIServerMetrics(ctx, c)
-	if err != nil {
-		t.Fatalf("kube-apiserver's metrics: %v", err)
-	}
-	calls, err := framework.WebhookCallsSince(calls0, calls1, podWebhook)
-	if err != nil {
-		t.Fatalf("kube-apiserver's calls of %s: %v", podWebhook, err)
-	}
+	calls := podCallsSince(t, calls0, apiserverReading(t))
 	if calls.Rejected != 0 || calls.FailedOpen != 0 || calls.Calls < 4 {
 		t.Errorf("during the upgrade kube-apiserver counted for %s %v; want at least the 4 Pods' calls, 0 rejected, 0 failed open", podWebhook, calls)
 	}
