@@ -136,6 +136,8 @@ build_all() {
   build e2e-cluster "$e2e" ./cmd/e2e-cluster || ok=1
   # Helm for charts/ray-webhook (checks 25a to 25c); the other checks run without it.
   build helm "$e2e/helm" helm.sh/helm/v3/cmd/helm || log "helm did not build (see $bin/helm.build.log)"
+  # cert-manager's controller and cainjector for TestCertManager (tests/e2e/cert-manager/main.go).
+  build cert-manager "$e2e/cert-manager" . || log "cert-manager did not build (see $bin/cert-manager.build.log)"
   for r in $(operator_releases); do
     build "$r" "$e2e/$r" github.com/ray-project/kuberay/ray-operator || log "$r did not build (see $bin/$r.build.log)"
   done
