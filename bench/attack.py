@@ -11,7 +11,7 @@ then N/10 reviews each on a new TLS connection, from a process of its own. The s
 this process (attackers and the measured client) on CPU 1. Prints per row the review
 p50/p99 on the keep-alive connection, the p99 on new connections, the
 server's peak RSS, and how many attack requests or connections were made.
-The attacks are those of tests/server/server_test.py, whose helpers are used.
+The attacks are those of tests/server/, whose helpers (server_harness.py) are used.
 """
 import argparse
 import json
@@ -26,7 +26,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "server"))
-import server_test as st  # noqa: E402
+import server_harness as st  # noqa: E402
 
 
 def percentile(samples, p):
@@ -58,7 +58,7 @@ def measure_elsewhere(server, n):
 def measure(port_and_ca, n):
     port, ca = port_and_ca.split(":", 1)
 
-    class Target:  # what server_test's helpers use of a Server
+    class Target:  # what server_harness's helpers use of a Server
         def __init__(self):
             self.port, self.ca, self.client_cert = int(port), ca, None
         context = st.Server.context

@@ -38,9 +38,9 @@
 #include <utility>
 #include <vector>
 
-#include "ray_webhook/core/policy_config.h"
-#include "ray_webhook/core/review_decoder.h"
-#include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/core/decode/review_decoder.h"
+#include "ray_webhook/core/model/policy_config.h"
+#include "ray_webhook/core/review/review_handler.h"
 
 namespace {
 

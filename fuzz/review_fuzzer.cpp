@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/core/review/review_handler.h"
 #include "ray_webhook/logging/review_log_line.h"
 #include "support/base64_decode.h"
 

@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ray_webhook/core/policy_config.h"
-#include "ray_webhook/core/review_decoder.h"
-#include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/core/decode/review_decoder.h"
+#include "ray_webhook/core/model/policy_config.h"
+#include "ray_webhook/core/review/review_handler.h"
 #include "ray_webhook/logging/review_log_line.h"
 
 namespace {

@@ -2,7 +2,7 @@
 # Prepares BUILD_DIR for a profile-guided build of the core:
 #   scripts/build-with-profile.sh BUILD_DIR [CMAKE_ARG...]
 # 1. configures BUILD_DIR with the CMAKE_ARGs and RAY_WEBHOOK_PGO=generate, and
-#    builds pgo_train, which links an instrumented ray_webhook_core;
+#    builds pgo_train, which links the instrumented parts of the core;
 # 2. runs pgo_train over tests/fixtures/reviews/*.json, which writes the profile
 #    into BUILD_DIR/pgo-profile/;
 # 3. configures BUILD_DIR again with RAY_WEBHOOK_PGO=use.

@@ -21,7 +21,7 @@ if [ "${1:-}" = "--test" ]; then
   # prometheus: its promtool checks the chart's alerting rules (tests/alerts/).
   # iptables, conntrack: kube-proxy's rules in the end-to-end cluster; python3-venv: Ray's environment.
   packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3 clang-format clang
-    prometheus iptables conntrack python3-venv)
+    prometheus iptables conntrack python3-venv python3-pytest)
 fi
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "ray_webhook/core/admission_text.h"
-#include "ray_webhook/core/head_pods.h"
-#include "ray_webhook/core/object_decoder.h"
-#include "ray_webhook/core/object_findings.h"
-#include "ray_webhook/core/ray_pod.h"
+#include "ray_webhook/core/decode/object_decoder.h"
+#include "ray_webhook/core/model/admission_text.h"
+#include "ray_webhook/core/model/head_pods.h"
+#include "ray_webhook/core/pod/ray_pod.h"
+#include "ray_webhook/core/review/object_findings.h"
 #include "worker_spec.h"
 
 namespace ray_webhook {

@@ -5,8 +5,8 @@
 #include "audit_output.h"
 #include "manifest_files.h"
 #include "ray_webhook/audit/auditor.h"
-#include "ray_webhook/edge/cluster_audit.h"
 #include "ray_webhook/kube/kube_api_client.h"
+#include "ray_webhook/live_audit/cluster_audit.h"
 
 namespace ray_webhook {
 namespace {

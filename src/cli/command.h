@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ray_webhook/audit/policy_report.h"
-#include "ray_webhook/core/pod_policy.h"
-#include "ray_webhook/edge/server_config.h"
+#include "ray_webhook/core/review/pod_policy.h"
+#include "ray_webhook/server/server_config.h"
 
 namespace ray_webhook {
 

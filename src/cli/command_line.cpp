@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "ray_webhook/core/dns_name.h"
+#include "ray_webhook/core/pod/dns_name.h"
 #include "ray_webhook/kube/kube_api_client.h"
 #include "spec_flags.h"
 

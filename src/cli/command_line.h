@@ -27,7 +27,7 @@
 
 #include "command.h"
 #include "flag_table.h"
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 
 namespace ray_webhook {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "command.h"
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 
 namespace ray_webhook {
 

@@ -16,7 +16,7 @@
 
 #include "audit_command.h"
 #include "command_line.h"
-#include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/core/review/review_handler.h"
 #include "ray_webhook/logging/batched_log_sink.h"
 #include "ray_webhook/logging/log_line_formatter.h"
 #include "ray_webhook/server/webhook_server.h"

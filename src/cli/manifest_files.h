@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 
 namespace ray_webhook {
 

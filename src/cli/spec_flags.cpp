@@ -1,6 +1,6 @@
 #include "spec_flags.h"
 
-#include "ray_webhook/core/spec_rule_ids.h"
+#include "ray_webhook/core/spec/spec_rule_ids.h"
 
 namespace ray_webhook {
 namespace {

@@ -21,7 +21,7 @@
 #include <istream>
 #include <nlohmann/json.hpp>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 
 namespace ray_webhook {
 

@@ -1,6 +1,6 @@
 #include "ray_webhook/http/refusal.h"
 
-#include "ray_webhook/core/admission_response.h"
+#include "ray_webhook/core/review/admission_response.h"
 
 namespace ray_webhook {
 

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "ray_webhook/core/ray_pod.h"
+#include "ray_webhook/core/pod/ray_pod.h"
 #include "ray_webhook/kube/https_get.h"
 #include "ray_webhook/mutex.h"
 

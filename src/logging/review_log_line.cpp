@@ -4,7 +4,7 @@
 #include <charconv>
 #include <utility>
 
-#include "ray_webhook/core/admission_text.h"
+#include "ray_webhook/core/model/admission_text.h"
 
 namespace ray_webhook {
 namespace {

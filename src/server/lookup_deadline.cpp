@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "ray_webhook/core/go_duration.h"
+#include "ray_webhook/core/spec/go_duration.h"
 
 namespace ray_webhook {
 

@@ -8,7 +8,7 @@
 #     (each becomes a recording rule that promtool checks; Grafana's $job
 #     variable stands for a job name).
 # Which metrics the queries may name is checked against a running server's
-# /metrics (tests/server/server_test.py, case monitoring).
+# /metrics (tests/server/test_metrics.py, test_monitoring).
 # Prints one PASS or FAIL line per check, then "N passed, M failed".
 set -uo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -24,9 +24,9 @@ for source in cli/main cli/command_line kube/kube_api_client tls/serving_certifi
   if [ "$opt" = -Os ]; then pass "src/$source.cpp compiled with -Os"
   else fail "src/$source.cpp compiled with -Os (last -O flag: '${opt:-none}')"; fi
 done
-for source in core/review_handler core/review_decoder server/webhook_server server/route http/http_session \
-  http/answer_writer net/connection net/event_loop logging/batched_log_sink \
-  logging/log_line_formatter logging/review_log_line edge/metrics; do
+for source in core/review/review_handler core/decode/review_decoder server/webhook_server server/route \
+  http/http_session http/answer_writer net/connection net/event_loop logging/batched_log_sink \
+  logging/log_line_formatter logging/review_log_line server/metrics; do
   cmd="$(command_of "$source")"
   opt="$(last_opt "$cmd")"
   if [ -n "$cmd" ] && [ "$opt" != -Os ]; then pass "src/$source.cpp keeps its optimisation ($opt)"

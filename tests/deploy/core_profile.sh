@@ -15,15 +15,16 @@ mode="$(sed -n 's/^RAY_WEBHOOK_PGO:STRING=//p' "$build/CMakeCache.txt" 2>/dev/nu
 if [ "$mode" = use ]; then pass "configured with RAY_WEBHOOK_PGO=use"
 else fail "configured with RAY_WEBHOOK_PGO=use (got '${mode:-none}'; build with scripts/build.sh)"; fi
 
-for source in core/review_decoder core/review_handler core/pod_policy core/fqdn_mutation core/admission_response \
-  logging/review_log_line; do
+for source in core/decode/review_decoder core/review/review_handler core/review/pod_policy core/pod/fqdn_mutation \
+  core/review/admission_response logging/review_log_line; do
   if jq -r --arg f "/src/$source.cpp" '.[] | select(.file | endswith($f)) | .command' \
        "$build/compile_commands.json" 2>/dev/null | grep -- '-fprofile-use' >/dev/null; then
     pass "src/$source.cpp compiled with -fprofile-use"
   else
     fail "src/$source.cpp compiled with -fprofile-use"
   fi
-  layer="${source%%/*}"
+  layer="${source%/*}"  # its layer's folder; core/review is the library ray_webhook_core_review
+  layer="${layer//\//_}"
   profile=("$build"/pgo-profile/*"#ray_webhook_${layer}.dir#src#${source//\//#}.cpp.gcda")
   if [ -s "${profile[0]}" ]; then pass "a profile of src/$source.cpp was recorded"
   else fail "a profile of src/$source.cpp was recorded (none in $build/pgo-profile)"; fi

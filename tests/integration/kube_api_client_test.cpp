@@ -32,8 +32,8 @@
 #include <thread>
 #include <vector>
 
-#include "ray_webhook/edge/cluster_audit.h"
 #include "ray_webhook/kube/paged_list.h"
+#include "ray_webhook/live_audit/cluster_audit.h"
 
 namespace ray_webhook {
 namespace {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The core builds with its own include path only, so that it cannot reach an
 # edge: each public header of the other layers, included from a file compiled
-# as the core's sources are, must fail to compile for want of the header, and
-# each of the core's own public headers must compile. No source or header may
-# reach around the include path with a relative "../" include.
-#   core_is_pure.sh CXX SOURCE_DIR INCLUDE_DIR...   (the core target's include directories)
+# as the core's top part (core/review, which links every other part) is, must
+# fail to compile for want of the header, and each public header of every part
+# of the core must compile. No source or header may reach around the include
+# path with a relative "../" include. (Between the parts: core_parts_are_layered.py.)
+#   core_is_pure.sh CXX SOURCE_DIR INCLUDE_DIR...   (core/review's include directories)
 set -uo pipefail
 # shellcheck source=../deploy/lib.sh
 source "$(dirname "$0")/../deploy/lib.sh"
@@ -15,8 +16,8 @@ for d in "$@"; do flags+=("-I$d"); done
 probe="$(mktemp --suffix=.cpp)"
 trap 'rm -f "$probe"' EXIT
 
-for h in "$src"/include/ray_webhook/core/*.h; do
-  rel="ray_webhook/core/$(basename "$h")"
+for h in "$src"/include/ray_webhook/core/*/*.h; do
+  rel="${h#"$src"/include/}"
   printf '#include "%s"\n' "$rel" >"$probe"
   if out="$("$cxx" "${flags[@]}" "$probe" 2>&1)"; then pass "the core sees $rel"
   else fail "the core sees $rel: $(head -3 <<<"$out")"; fi

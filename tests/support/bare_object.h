@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/json_parser.h"
-#include "core/json_reader.h"
+#include "ray_webhook/core/json/json_parser.h"
+#include "ray_webhook/core/json/json_reader.h"
 #include "support/fixture_files.h"
 
 namespace ray_webhook::testing {

@@ -2,7 +2,7 @@
 // nullptr when decoding failed.
 #pragma once
 
-#include "ray_webhook/core/review_decoder.h"
+#include "ray_webhook/core/decode/review_decoder.h"
 
 namespace ray_webhook {
 

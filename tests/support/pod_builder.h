@@ -5,7 +5,7 @@
 #include <deque>
 #include <string>
 
-#include "ray_webhook/core/admission_request.h"
+#include "ray_webhook/core/model/admission_request.h"
 
 namespace ray_webhook::testing {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ray_webhook/core/ray_cluster_spec.h"
+#include "ray_webhook/core/model/ray_cluster_spec.h"
 #include "support/pod_builder.h"
 
 namespace ray_webhook::testing {

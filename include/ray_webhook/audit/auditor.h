@@ -32,8 +32,8 @@
 #include <string_view>
 
 #include "ray_webhook/audit/audit_report.h"
-#include "ray_webhook/core/policy_config.h"
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/policy_config.h"
+#include "ray_webhook/core/model/status.h"
 
 namespace ray_webhook {
 

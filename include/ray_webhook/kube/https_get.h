@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 
 namespace ray_webhook {
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ray_webhook/core/head_pods.h"
+#include "ray_webhook/core/model/head_pods.h"
 
 namespace ray_webhook {
 

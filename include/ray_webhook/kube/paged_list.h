@@ -18,7 +18,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 #include "ray_webhook/kube/kube_api_client.h"
 
 namespace ray_webhook {

@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "ray_webhook/core/review_handler.h"
+#include "ray_webhook/core/review/review_handler.h"
 
 namespace ray_webhook {
 

@@ -29,7 +29,7 @@
 #include <string>
 #include <string_view>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 #include "ray_webhook/net/session.h"
 
 namespace ray_webhook {

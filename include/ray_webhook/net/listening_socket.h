@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 
 namespace ray_webhook {
 

@@ -15,11 +15,11 @@
 #include <chrono>
 #include <string_view>
 
-#include "ray_webhook/core/review_decoder_pool.h"
-#include "ray_webhook/core/review_handler.h"
-#include "ray_webhook/edge/metrics.h"
+#include "ray_webhook/core/decode/review_decoder_pool.h"
+#include "ray_webhook/core/review/review_handler.h"
 #include "ray_webhook/http/http_handler.h"
 #include "ray_webhook/kube/kube_api_client.h"
+#include "ray_webhook/server/metrics.h"
 
 namespace ray_webhook {
 

@@ -15,8 +15,8 @@
 #include <memory>
 #include <string>
 
-#include "ray_webhook/core/status.h"
-#include "ray_webhook/edge/server_config.h"
+#include "ray_webhook/core/model/status.h"
+#include "ray_webhook/server/server_config.h"
 
 namespace ray_webhook {
 

@@ -17,7 +17,7 @@
 #include <memory>
 #include <string>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 #include "ray_webhook/mutex.h"
 
 namespace ray_webhook {

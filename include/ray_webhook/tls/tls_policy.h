@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "ray_webhook/core/status.h"
+#include "ray_webhook/core/model/status.h"
 #include "ray_webhook/tls/tls_config.h"
 
 namespace ray_webhook {

@@ -1,0 +1,20 @@
+// DecodePod: the object decoder of a core/v1 Pod, and of a Pod template
+// (metadata and spec are all a template has of a Pod).
+//
+// Contract: reads one bare Pod object with the caller's JsonReader; errors at
+// paths relative to the Pod ("spec.containers[0].name: expected a string"),
+// which the caller prefixes with where the Pod sits. Fills pod in place,
+// reusing the storage of the lists it already has, so that decoding a Pod
+// like the previous one into the same value allocates nothing; nothing of the
+// previous Pod survives. Only the fields the rules read are kept: metadata
+// (object_meta_decoder.h), containers, initContainers, ephemeralContainers.
+#pragma once
+
+#include "ray_webhook/core/json/json_reader.h"
+#include "ray_webhook/core/model/pod_view.h"
+
+namespace ray_webhook {
+
+void DecodePod(od::object obj, JsonReader& r, Pod& pod);
+
+}  // namespace ray_webhook
