@@ -43,7 +43,7 @@ package e2e
 //     allowed case so refused fails.
 //
 // Every row (rule, case, the operator's message, ray-webhook's) is logged,
-// then the table that tests/e2e/README.md quotes and the counts.
+// then the table that docs/end-to-end.md quotes and the counts.
 
 import (
 	"context"

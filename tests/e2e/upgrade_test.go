@@ -17,7 +17,7 @@ package e2e
 // the old RayCluster. From before the RayService is created to the end, the
 // live heads of the namespace are listed every 0.5 s. Checked: never two live
 // heads of one cluster; every head seen has the name ray-webhook's rule gives
-// (README.md, "Deterministic name"); the heads of the operator's
+// (docs/rules.md, "One head per RayCluster"); the heads of the operator's
 // CreatedHeadPod events are exactly the stored ones, no FailedCreateHeadPod,
 // no "already exists" in its log; both clusters owned by the RayService; the
 // serve Service's answer (GET / through kube-proxy, from the test host) comes
@@ -58,9 +58,9 @@ func TestRayServiceUpgrade(t *testing.T) {
 }
 
 // upgradeHeadName is the head name ray-webhook's rule gives cluster C
-// (README.md, "Deterministic name"): lowercased, plus -head, up to 50
+// (docs/rules.md, "One head per RayCluster"): lowercased, plus -head, up to 50
 // characters; a longer one: its first 49 (less a trailing - or .), -, the low
-// 32 bits of its 64-bit FNV-1a in hex, -head. Written from the README.
+// 32 bits of its 64-bit FNV-1a in hex, -head. Written from that page.
 func upgradeHeadName(c string) string {
 	c = strings.ToLower(c)
 	if len(c) <= 50 {
