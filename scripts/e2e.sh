@@ -67,20 +67,12 @@ need_tools() {
 }
 
 # ---------------------------------------------------------------- building
-# build NAME DIR PACKAGE: go build PACKAGE inside module DIR into .bin/NAME,
-# unless .bin/NAME exists and was built from the same go.mod, go.sum and
-# sources (a stamp of their hashes), so a second run rebuilds nothing.
+# build NAME DIR PACKAGE: go build PACKAGE inside module DIR into .bin/NAME.
+# Go's build cache decides what to compile again; an unchanged binary is
+# neither relinked nor rewritten (its build ID matches), so a second run
+# costs the hashing of its sources, seconds a binary.
 build() {
-  local name="$1" dir="$2" pkg="$3" stamp ldflags=""
-  # A test file changes only the suite's binary (e2e.test), not the others of its module.
-  stamp="$( (cd "$dir" && cat go.mod go.sum $(ls ./*.go 2>/dev/null | grep -v '_test\.go$') $(find cmd/"$name" -name '*.go' 2>/dev/null); \
-    [ "$name" != e2e.test ] || find . -maxdepth 1 -name '*_test.go' -print0 | sort -z | xargs -0r cat; \
-    [ "$name" != e2e.test ] && [ "$name" != e2e-cluster ] || find framework testdata -type f -print0 2>/dev/null | sort -z | xargs -0r cat; \
-    sed -n '/^build() {/,/^}/p' "$repo/scripts/e2e.sh") | sha256sum | cut -c1-16) $(go version | cut -d' ' -f3)"
-  if [ -x "$bin/$name" ] && [ "$(cat "$bin/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
-    return 0
-  fi
-  log "building $name ($pkg in ${dir#"$repo"/})"
+  local name="$1" dir="$2" pkg="$3" ldflags=""
   local t0=$SECONDS
   case "$name" in
     kube-apiserver|kubectl|kube-scheduler|kube-controller-manager|kube-proxy)
@@ -96,13 +88,9 @@ build() {
   # -s -w: no symbol table or DWARF (nothing here debugs these binaries; a
   # panic's trace still names its functions), a shorter link for each.
   ldflags="-s -w $ldflags"
-  local verb=(build)
-  [ "$name" != e2e.test ] || verb=(test -c)  # the Go suite: a test binary
-  if (cd "$dir" && nice -n 10 go "${verb[@]}" -p="$go_p" -trimpath -ldflags="$ldflags" -o "$bin/$name.tmp" "$pkg") \
+  if (cd "$dir" && nice -n 10 go build -p="$go_p" -trimpath -ldflags="$ldflags" -o "$bin/$name" "$pkg") \
     >"$bin/$name.build.log" 2>&1; then
-    mv -f "$bin/$name.tmp" "$bin/$name"
-    echo "$stamp" >"$bin/$name.stamp"
-    log "built $name in $((SECONDS - t0)) s"
+    [ $((SECONDS - t0)) -lt 20 ] || log "built $name ($pkg in ${dir#"$repo"/}) in $((SECONDS - t0)) s"
   else
     log "building $name failed:"; tail -20 "$bin/$name.build.log" >&2
     return 1
@@ -128,8 +116,7 @@ build_all() {
   build kube-proxy "$e2e" ./cmd/kube-proxy || ok=1
   build kwok "$e2e/addons" sigs.k8s.io/kwok/cmd/kwok || ok=1
   build coredns "$e2e/addons" ./cmd/coredns || ok=1
-  # The Go suite; when it does not build, run_go_suite counts one failure.
-  build e2e.test "$e2e" . || { rm -f "$bin/e2e.test"; log "the Go suite did not build (see $bin/e2e.test.build.log)"; }
+  # The Go suite itself is built by `go test` (run_go_suite), from the same cache.
   build recorder "$e2e" ./cmd/recorder || ok=1
   build podload "$e2e" ./cmd/podload || ok=1
   build ray-standin "$e2e" ./cmd/ray-standin || ok=1
@@ -210,61 +197,60 @@ if [ "$up_only" = 1 ]; then
   exit 0
 fi
 
-# run_go_suite: the test binary built from tests/e2e (go test -c) on this
-# cluster; each test that has no subtests, and each innermost subtest, counts
-# as one check (PASS or FAIL line of its own); a run that ends without a
-# verdict for a test (a panic, the timeout) is one more failure.
+# run_go_suite: `go test -json` in tests/e2e: the suite (package ., which
+# brings the cluster up in WORK and stops it) and, when no E2E_GO_RUN narrows
+# the run, the unit tests of the suite's own tools (./...; they need no
+# cluster). Each test of the suite that has no subtests, and each innermost
+# subtest, counts as one check (PASS or FAIL line of its own); each tool
+# package counts as one; a package that ends without a verdict for a test it
+# started (a panic, the timeout) is one more failure. LOGS/go-suite.json is
+# go test's record, LOGS/go-suite.log its text.
 run_go_suite() {
-  local out="$logs/go-suite.log" rc name verdict leaves
-  if [ ! -x "$bin/e2e.test" ]; then
-    fail "go suite" "tests/e2e did not build: $(tail -3 "$bin/e2e.test.build.log" 2>/dev/null | paste -sd ' ' -)"
-    return
-  fi
-  log "the Go suite: $bin/e2e.test -test.v (log: logs/go-suite.log)"
+  local json="$logs/go-suite.json" out="$logs/go-suite.log" suite rc verdict name
+  local pkgs=(./...)
+  [ -z "${E2E_GO_RUN:-}" ] || pkgs=(.)
+  suite="$(cd "$e2e" && go list .)"
+  log "the Go suite: go test -json ${pkgs[*]} in tests/e2e (log: logs/go-suite.log)"
   # framework.Main brings the cluster up in WORK (the binaries of BIN, the
   # server RAY_WEBHOOK_BIN) and stops it at the end, unless E2E_KEEP=1.
   (cd "$e2e" && env -u E2E_CLUSTER_ENV E2E_WORK="$work" E2E_BIN_DIR="$bin" RAY_WEBHOOK_BIN="$ray_webhook" E2E_IMAGE="$image" \
-    E2E_KEEP="$keep" "$bin/e2e.test" -test.v -test.timeout "${E2E_GO_TIMEOUT:-45m}" \
-    ${E2E_GO_RUN:+-test.run "$E2E_GO_RUN"}) >"$out" 2>&1
+    E2E_KEEP="$keep" nice -n 10 go test -json -count=1 -p 1 -trimpath -timeout "${E2E_GO_TIMEOUT:-45m}" \
+    ${E2E_GO_RUN:+-run "$E2E_GO_RUN"} "${pkgs[@]}") >"$json" 2>"$logs/go-suite.stderr"
   rc=$?
-  # "--- PASS: TestDNS/FQDN (12.3s)" at any depth; a name that has children is not a leaf, unless
-  # it failed while none of them did (its own assertion failed).
-  leaves="$(sed -n 's/^ *--- \(PASS\|FAIL\|SKIP\): \([^ ]*\) .*/\1 \2/p' "$out" \
-    | awk '{v[$2] = $1; n[NR] = $2} END {for (i = 1; i <= NR; i++) {p = 0; f = 0
-        for (j in v) if (index(j, n[i] "/") == 1) {p = 1; if (v[j] == "FAIL") f = 1}
-        if (!p || (v[n[i]] == "FAIL" && !f)) print v[n[i]], n[i]}}')"
+  jq -j 'select(.Action == "output") | .Output' "$json" >"$out" 2>/dev/null
+  # The verdicts: the suite's leaves (a test with subtests is not one, unless
+  # it failed while none of them did: its own assertion failed), and each
+  # other package as a whole.
   while read -r verdict name; do
     [ -n "$name" ] || continue
     case "$verdict" in
-      PASS) pass "go $name" ;;
-      FAIL) fail "go $name" "$(grep -F -- "$name" "$out" | grep -v -- '--- ' | head -3 | cut -c1-300 | paste -sd ' ' -)" ;;
-      SKIP) fail "go $name" "skipped: $(grep -A2 -F -- "--- SKIP: $name " "$out" | tail -2 | paste -sd ' ' -)" ;;
+      pass) pass "go $name" ;;
+      fail) fail "go $name" "$(grep -F -- "$name" "$out" | grep -v -- '--- ' | head -3 | cut -c1-300 | paste -sd ' ' -)" ;;
+      skip) fail "go $name" "skipped: $(grep -A2 -F -- "--- SKIP: ${name#unit } " "$out" | tail -2 | paste -sd ' ' -)" ;;
     esac
-  done <<<"$leaves"
-  if [ "$rc" != 0 ] && ! grep -q '^ *--- FAIL' "$out"; then
-    fail "go suite" "exit $rc without a failed test: $(tail -5 "$out" | cut -c1-300 | paste -sd ' ' -)"
+  done < <(jq -r --arg suite "$suite" -s '
+    [ .[] | select(.Action == "pass" or .Action == "fail" or .Action == "skip") ] as $ends
+    | ($ends | map(select(.Package == $suite and .Test != null)) | map({(.Test): .Action}) | add // {}) as $v
+    | ( $v | to_entries | map(.key) ) as $names
+    | ( $names[] as $n
+        | ($names | map(select(startswith($n + "/")))) as $kids
+        | select(($kids | length) == 0 or ($v[$n] == "fail" and ([$kids[] | $v[.]] | index("fail")) == null))
+        | "\($v[$n]) \($n)" ),
+      ( $ends[] | select(.Package != $suite and .Test == null and .Action != "skip")
+        | "\(.Action) unit \(.Package | sub("^.*/tests/e2e/"; ""))" )' "$json" 2>>"$logs/go-suite.stderr")
+  # A test that started but has no verdict: the package died under it.
+  while read -r name; do
+    [ -n "$name" ] && fail "go $name" "no verdict (the run ended under it: $(tail -3 "$out" | cut -c1-200 | paste -sd ' ' -))"
+  done < <(jq -r -s '
+    (map(select(.Action == "run")) | map(.Package + " " + .Test)) - (map(select(.Action == "pass" or .Action == "fail" or .Action == "skip") | select(.Test != null)) | map(.Package + " " + .Test))
+    | .[] | sub("^[^ ]* "; "")' "$json" 2>/dev/null)
+  if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
+    fail "go suite" "exit $rc without a failed test: $( (tail -5 "$out"; tail -5 "$logs/go-suite.stderr") | cut -c1-300 | paste -sd ' ' -)"
   fi
   # What a person reads: each test's t.Log lines.
   grep -E '^ +[a-z_]+_test\.go:[0-9]+: ' "$out" | cut -c1-400 | sed 's/^ */     /'
 }
 
-# run_tool_tests: the Go unit tests of the suite's own tools (the framework's
-# network bookkeeping, the Ray stand-in), one check per package; they need no
-# cluster. The suite's own package (.) is run_go_suite's, on the cluster.
-run_tool_tests() {
-  local out="$logs/go-tool-tests.log" pkgs pkg line
-  pkgs="$(cd "$e2e" && go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... 2>>"$out" | grep -vx "$(cd "$e2e" && go list .)")"
-  for pkg in $pkgs; do
-    if (cd "$e2e" && nice -n 10 go test -p="$go_p" -trimpath "$pkg") >>"$out" 2>&1; then
-      pass "go unit ${pkg#*/tests/e2e/}"
-    else
-      line="$(grep -E '^(FAIL|---|\s+[a-z_]+_test\.go:)' "$out" | head -3 | cut -c1-300 | paste -sd ' ' -)"
-      fail "go unit ${pkg#*/tests/e2e/}" "${line:-see logs/go-tool-tests.log}"
-    fi
-  done
-}
-
-run_tool_tests
 run_go_suite
 
 if [ "$keep" = 1 ]; then
