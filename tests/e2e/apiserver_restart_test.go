@@ -10,10 +10,25 @@ package e2e
 //	                      since are all admitted and mutated, and the shipped replica's request
 //	                      counter never went down (the same process served throughout). The
 //	                      creations that failed while the API server was away, and the time to
-//	                      the first correct refusal, are logged
+//	                      the first correct refusal, are logged. While it is away, the second
+//	                      head's review is sent straight to the replica (as another API server
+//	                      of the cluster would): it is answered at once, allowed with the lookup's
+//	                      "could not check" warning, and that failure does not stick
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,8 +129,17 @@ func testHeadLookupRecovers(t *testing.T) {
 	load := startWorkerLoad(t, ns, cluster, stop)
 	time.Sleep(3 * time.Second)
 	restartAt := time.Now()
+	// While kube-apiserver is away, the second head's review straight to the
+	// shipped replica (as another API server of the cluster would send it):
+	// its lookup fails, and the failure must not stick.
+	whileAway := make(chan awayReview, 1)
+	go func() { whileAway <- reviewWhileAway(c, ns, second) }()
 	away, ended := framework.RestartAPIServer(t)
 	readyAt := time.Now()
+	during := <-whileAway
+	if during.err != "" {
+		t.Fatalf("the review while kube-apiserver was away: %s", during.err)
+	}
 
 	// The lookup, through ray-webhook's own client, once the API server is back.
 	var refusedAfter time.Duration
@@ -137,14 +161,14 @@ func testHeadLookupRecovers(t *testing.T) {
 		t.Fatalf("the shipped replica's request counter: %v (a restarted process starts it again from 0)", err)
 	}
 
-	var before, during, after, failedAfter, unmutated int
+	var before, creations, after, failedAfter, unmutated int
 	var firstErr string
 	for _, r := range load.results {
 		switch {
 		case r.at.Before(restartAt):
 			before++
 		case r.at.Before(readyAt.Add(refusedAfter)):
-			during++
+			creations++
 			if r.err != nil && firstErr == "" {
 				firstErr = r.err.Error()
 			}
@@ -173,5 +197,88 @@ func testHeadLookupRecovers(t *testing.T) {
 	t.Logf("kube-apiserver away %v (SIGTERM to /readyz; it %s); the lookup refused the second head again %v after /readyz, naming rc-restart-a",
 		away.Round(100*time.Millisecond), ended, refusedAfter.Round(100*time.Millisecond))
 	t.Logf("  worker creations every 50 ms: %d before, %d while away or recovering (%d failed, first: %.200s), %d after, all admitted with FQ_RAY_IP; the shipped replica answered %g /admit calls without restarting",
-		before, during, failedDuring, firstErr, after, served)
+		before, creations, failedDuring, firstErr, after, served)
+	t.Logf("  while it was away, the replica answered the second head's review in %v: %s",
+		during.took.Round(time.Millisecond), during.answer)
+}
+
+// awayReview is the shipped replica's answer to a review sent while
+// kube-apiserver was away: its allowed and warnings (or its denial), how long
+// it took, or why the check could not be made.
+type awayReview struct {
+	answer string
+	took   time.Duration
+	err    string
+}
+
+// reviewWhileAway waits until kube-apiserver refuses connections, then sends
+// the shipped replica an AdmissionReview of POD's creation in NS (a dry run)
+// with the suite's CA. The answer must come within the lookup's deadline and
+// say that the lookup could not reach the API (a warning with the shipped
+// --head-lookup-failure=allow).
+func reviewWhileAway(c *framework.Cluster, ns string, pod *corev1.Pod) awayReview {
+	u, err := url.Parse(c.APIServer)
+	if err != nil {
+		return awayReview{err: err.Error()}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", u.Host, time.Second)
+		if err != nil {
+			break
+		}
+		conn.Close()
+		if time.Now().After(deadline) {
+			return awayReview{err: "kube-apiserver never refused a connection within 60 s of its SIGTERM"}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	object := pod.DeepCopy()
+	object.APIVersion, object.Kind, object.Namespace = "v1", "Pod", ns
+	body, _ := json.Marshal(map[string]any{
+		"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+		"request": map[string]any{
+			"uid": "e2e-away-" + randomName(), "operation": "CREATE", "namespace": ns, "name": object.Name,
+			"kind": map[string]string{"group": "", "version": "v1", "kind": "Pod"}, "dryRun": true,
+			"resource": map[string]string{"group": "", "version": "v1", "resource": "pods"},
+			"userInfo": map[string]any{"username": "e2e"}, "object": object,
+		},
+	})
+	ca, err := os.ReadFile(filepath.Join(c.WebhookCerts, "ca.crt"))
+	if err != nil {
+		return awayReview{err: err.Error()}
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca)
+	client := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: "ray-webhook.ray-webhook-system.svc"}}}
+	start := time.Now()
+	resp, err := client.Post(fmt.Sprintf("https://%s/admit?timeout=5s", net.JoinHostPort(c.WebhookIP, strconv.Itoa(c.WebhookPort))),
+		"application/json", bytes.NewReader(body))
+	took := time.Since(start)
+	if err != nil {
+		return awayReview{err: fmt.Sprintf("no answer from the replica: %v", err)}
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Response struct {
+			Allowed  bool     `json:"allowed"`
+			Warnings []string `json:"warnings"`
+			Status   struct {
+				Message string `json:"message"`
+			} `json:"status"`
+		} `json:"response"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &answer) != nil {
+		return awayReview{err: fmt.Sprintf("the replica answered %d: %.300s", resp.StatusCode, raw)}
+	}
+	text := fmt.Sprintf("allowed=%v warnings=%q %s", answer.Response.Allowed, answer.Response.Warnings, answer.Response.Status.Message)
+	if !answer.Response.Allowed || !strings.Contains(strings.Join(answer.Response.Warnings, " "), "could not check") {
+		return awayReview{err: "want the shipped allow with a warning that the lookup could not check, got " + text}
+	}
+	if took > 6*time.Second {
+		return awayReview{err: fmt.Sprintf("the answer took %v, past the webhook's 5 s timeout", took)}
+	}
+	return awayReview{answer: text, took: took}
 }
