@@ -1,13 +1,17 @@
-// EventLoop and the state it keeps per connection: the inside of
-// ConnectionLoop, shared by its sources (connection_loop.cpp: the public
-// interface; event_loop.cpp: the epoll loop, accepting, shedding, deadlines;
-// connection.cpp: one connection's phases, its transport and its session).
+// EventLoop: one thread's epoll loop over its share of the connections, and
+// ConnectionLoop::Impl, the state all the loops of a ConnectionLoop share.
+// The two stay together: each loop works on the shared state (the
+// listeners, the pool, the counters, the stop flags) and the shared state
+// owns the loops, so no source uses one without the other. JobDone, a
+// finished job on its way back from a worker, is the loop's alone.
+//
+// EventLoop's members are defined by what they do: event_loop.cpp, the loop
+// itself and its deadlines; event_loop_accept.cpp, accepting and shedding;
+// event_loop_serve.cpp, one connection's phases, its transport and its
+// session. ConnectionLoop's interface is connection_loop.cpp.
 //
 // Contract: everything here belongs to one event loop's thread, apart from
 // what is marked otherwise (the done list, the loop-wide counters in Impl).
-// A Connection is a SessionHost: what its session hands out runs on the
-// loop's BlockingPool, and the connection waits in kJob, changing nothing of
-// the session's, until the loop takes the job back (TakeDone).
 #pragma once
 
 #include <sys/epoll.h>
@@ -20,17 +24,16 @@
 #include <thread>
 #include <vector>
 
+#include "connection.h"
+#include "listener.h"
 #include "ray_webhook/mutex.h"
 #include "ray_webhook/net/blocking_pool.h"
 #include "ray_webhook/net/connection_loop.h"
-#include "ray_webhook/net/peer_addresses.h"
 #include "ray_webhook/net/session.h"
 #include "ray_webhook/net/transport.h"
 #include "ray_webhook/thread_annotations.h"
 
 namespace ray_webhook {
-
-using Clock = std::chrono::steady_clock;
 
 // Requests served from one connection before the loop turns to the others.
 inline constexpr int kRequestsPerTurn = 4;
@@ -40,48 +43,6 @@ inline constexpr std::chrono::milliseconds kFreshConnectionGrace{2000};
 // How often deadlines are checked while a connection has one running.
 inline constexpr std::chrono::milliseconds kBusyTick{100};
 inline constexpr std::chrono::milliseconds kIdleTick{1000};
-
-// What an epoll event points at: a listener, a connection, or (null) the wake descriptor.
-struct Pollable {
-  bool listener;
-};
-
-struct Listener : Pollable {
-  Listener(int f, SSL_CTX* c, SessionFactory& s) : Pollable{true}, fd(f), ctx(c), sessions(s) {}
-  const int fd;
-  SSL_CTX* const ctx;
-  SessionFactory& sessions;
-};
-
-struct EventLoop;
-
-struct Connection final : Pollable, SessionHost {
-  enum class Phase { kHandshake, kRead, kJob, kWrite, kLinger };
-  Connection() : Pollable{false} {}
-
-  void RunBlocking(std::function<void()> work) override;
-  bool Stopping() const override;
-
-  EventLoop* loop = nullptr;
-  Listener* listener = nullptr;
-  std::unique_ptr<Transport> transport;
-  std::unique_ptr<Session> session;  // destroyed before the transport
-  int fd = -1;
-  Phase phase = Phase::kRead;
-  std::size_t index = 0;  // in its loop's list
-
-  std::size_t out_sent = 0;
-  bool answer_in_out = false;  // the session's output holds an answer, not an interim response
-  bool close_after_write = false;
-
-  std::uint32_t interest = EPOLLIN;
-  bool registered = true;
-  bool pending = false;  // in its loop's pending list
-  bool cut = false;      // shut down by its deadline while a worker had it
-  bool busy = false;     // a handshake or request is under way
-  Clock::time_point accepted_at, busy_since, idle_since, linger_since;
-  PeerAddresses addresses;
-};
 
 struct JobDone {
   Connection* connection;
