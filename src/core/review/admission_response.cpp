@@ -1,18 +1,11 @@
 #include "ray_webhook/core/review/admission_response.h"
 
-#include <nlohmann/json.hpp>
-
 #include "ray_webhook/core/json/base64.h"
 #include "ray_webhook/core/json/json_writer.h"
+#include "ray_webhook/core/json/utf8_text.h"
 
 namespace ray_webhook {
 namespace {
-
-using nlohmann::json;
-
-// Strings come from a UTF-8-validated parse, but replace rather than throw if
-// that ever changes.
-std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 void WriteEnvEntry(JsonWriter& w, const EnvEntry& e) {
   w.Raw("{\"name\":").String(e.name).Raw(",\"value\":").String(e.value).Raw("}");
@@ -91,12 +84,16 @@ std::string EncodeAdmissionResponse(const AdmissionRequest& request, const Decis
 }
 
 std::string EncodeErrorStatus(int http_code, std::string_view reason, std::string_view message) {
-  return Dump(json{{"apiVersion", "v1"},
-                   {"kind", "Status"},
-                   {"status", "Failure"},
-                   {"code", http_code},
-                   {"reason", reason},
-                   {"message", message}});
+  // The keys in the order the Status has always been written in (sorted). The
+  // message may quote bytes of a body that did not read, so it is made valid
+  // UTF-8 first (U+FFFD for what is not).
+  std::string out;
+  out.reserve(96 + reason.size() + message.size());
+  JsonWriter w(out);
+  w.Raw("{\"apiVersion\":\"v1\",\"code\":").Raw(std::to_string(http_code));
+  w.Raw(",\"kind\":\"Status\",\"message\":").String(Utf8Text(message));
+  w.Raw(",\"reason\":").String(Utf8Text(reason)).Raw(",\"status\":\"Failure\"}");
+  return out;
 }
 
 }  // namespace ray_webhook

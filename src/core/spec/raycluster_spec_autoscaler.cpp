@@ -67,7 +67,7 @@ void CheckAutoscalerIdleTimeout(const SpecContext& ctx, std::vector<SpecFinding>
 }
 
 void CheckAutoscalerStartCommandEnv(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  const Json* env = SpecField(ctx, "autoscalerOptions.env");
+  Json env = SpecField(ctx, "autoscalerOptions.env");
   const std::optional<std::size_t> i = IndexWhere(env, "name", "KUBERAY_GEN_AUTOSCALER_START_CMD");
   if (!i) return;
   Add(out, "autoscaler-start-command-env", spec_json::Item(SpecPath(ctx, "autoscalerOptions"), "env", *i),

@@ -46,7 +46,7 @@ void RefuseWithoutGate(const SpecContext& ctx, std::string_view field, std::stri
 // utils.IsTLSEnabled, the gate aside: tlsOptions.enabled is true.
 bool TlsEnabled(const SpecContext& ctx) { return spec_json::Boolean(SpecField(ctx, "tlsOptions.enabled")) == true; }
 
-void TlsEnvOf(const Json* container, const std::string& path, const std::string& where, std::vector<SpecFinding>& out) {
+void TlsEnvOf(Json container, const std::string& path, const std::string& where, std::vector<SpecFinding>& out) {
   for (const std::string_view name : kTlsEnv) {
     if (const std::optional<EnvEntry> env = EnvVar(container, path, name)) {
       Add(out, "tls-options", env->path,
@@ -55,12 +55,12 @@ void TlsEnvOf(const Json* container, const std::string& path, const std::string&
   }
 }
 
-void TlsMountsOf(const Json* mounts, const std::string& path, const std::string& where, std::vector<SpecFinding>& out) {
+void TlsMountsOf(Json mounts, const std::string& path, const std::string& where, std::vector<SpecFinding>& out) {
   if (!spec_json::IsArray(mounts)) return;
-  for (std::size_t i = 0; i < mounts->size(); ++i) {
-    const Json& mount = (*mounts)[i];
-    const bool name = String(Member(&mount, "name")) == kTlsVolume;
-    if (!name && String(Member(&mount, "mountPath")) != kTlsMountPath) continue;
+  for (std::size_t i = 0; i < mounts.Size(); ++i) {
+    const Json mount = mounts.Nth(i);
+    const bool name = String(Member(mount, "name")) == kTlsVolume;
+    if (!name && String(Member(mount, "mountPath")) != kTlsMountPath) continue;
     Add(out, "tls-volume-mount", path + "[" + std::to_string(i) + "]",
         std::string(
             "with tlsOptions enabled KubeRay mounts the certificates itself (volume ray-tls at /etc/ray/tls); ") +
@@ -69,8 +69,7 @@ void TlsMountsOf(const Json* mounts, const std::string& path, const std::string&
 }
 
 // The rules of a networkPolicy head, worker or workerGroups entry that its mode does not restrict.
-void RulesAgainstMode(const Json* rules, const std::string& path, std::string_view mode,
-                      std::vector<SpecFinding>& out) {
+void RulesAgainstMode(Json rules, const std::string& path, std::string_view mode, std::vector<SpecFinding>& out) {
   if (mode == "DenyAllEgress" && spec_json::NonEmptyArray(Member(rules, "ingressRules"))) {
     Add(out, "network-policy", path + ".ingressRules",
         "mode DenyAllEgress leaves ingress open, so ingress rules have nothing to allow; remove them or use mode "
@@ -90,9 +89,9 @@ void CheckHistoryServerGate(const SpecContext& ctx, std::vector<SpecFinding>& ou
 }
 
 void CheckHistoryCollectorOptions(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  const Json* history = SpecField(ctx, "historyServerOptions");
+  Json history = SpecField(ctx, "historyServerOptions");
   if (!Present(history)) return;
-  const Json* collector = Member(history, "collectorOptions");
+  Json collector = Member(history, "collectorOptions");
   if (!Present(collector)) {
     Add(out, "history-collector-options", SpecPath(ctx, "historyServerOptions.collectorOptions"),
         "historyServerOptions needs collectorOptions, the collector sidecar KubeRay adds to every Ray pod");
@@ -105,15 +104,15 @@ void CheckHistoryCollectorOptions(const SpecContext& ctx, std::vector<SpecFindin
 }
 
 void CheckHistoryCollectorEnv(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  const Json* collector = SpecField(ctx, "historyServerOptions.collectorOptions");
+  Json collector = SpecField(ctx, "historyServerOptions.collectorOptions");
   if (!Present(collector)) return;
-  const Json* env = Member(collector, "env");
+  Json env = Member(collector, "env");
   const std::string env_path = SpecPath(ctx, "historyServerOptions.collectorOptions.env");
   // KubeRay reads the list as a map: the last entry of a name holds.
-  std::map<std::string, const Json*, std::less<>> by_name;
+  std::map<std::string, Json, std::less<>> by_name;
   if (spec_json::IsArray(env)) {
-    for (const Json& e : *env) {
-      if (const std::optional<std::string_view> name = String(Member(&e, "name"))) by_name[std::string(*name)] = &e;
+    for (const Json e : env.Elements()) {
+      if (const std::optional<std::string_view> name = String(Member(e, "name"))) by_name[std::string(*name)] = e;
     }
   }
   for (const std::string_view name : {"POD_IP", "FQ_RAY_IP", "RAY_CLUSTER_NAME", "RAY_CLUSTER_NAMESPACE", "RAY_ROLE",
@@ -179,7 +178,7 @@ void CheckNetworkPolicyGate(const SpecContext& ctx, std::vector<SpecFinding>& ou
 }
 
 void CheckNetworkPolicy(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  const Json* policy = SpecField(ctx, "networkPolicy");
+  Json policy = SpecField(ctx, "networkPolicy");
   if (!Present(policy)) return;
   // The CRD's default mode.
   const std::string_view mode = String(Member(policy, "mode")).value_or("DenyAll");
@@ -192,13 +191,13 @@ void CheckNetworkPolicy(const SpecContext& ctx, std::vector<SpecFinding>& out) {
       group_names.insert(*name);
     }
   }
-  const Json* per_group = Member(policy, "workerGroups");
+  Json per_group = Member(policy, "workerGroups");
   if (!spec_json::IsArray(per_group)) return;
-  for (std::size_t i = 0; i < per_group->size(); ++i) {
-    const Json& entry = (*per_group)[i];
+  for (std::size_t i = 0; i < per_group.Size(); ++i) {
+    const Json entry = per_group.Nth(i);
     const std::string entry_path = spec_json::Item(path, "workerGroups", i);
-    RulesAgainstMode(&entry, entry_path, mode, out);
-    const std::optional<std::string_view> name = String(Member(&entry, "groupName"));
+    RulesAgainstMode(entry, entry_path, mode, out);
+    const std::optional<std::string_view> name = String(Member(entry, "groupName"));
     if (name && !group_names.contains(*name)) {
       Add(out, "network-policy", entry_path + ".groupName",
           "no worker group is named \"" + std::string(*name) + "\"; name one of workerGroupSpecs");

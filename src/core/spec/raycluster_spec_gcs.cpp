@@ -25,13 +25,13 @@ std::string OptionsPath(const SpecContext& ctx, std::string_view key) {
   return SpecPath(ctx, "gcsFaultToleranceOptions." + std::string(key));
 }
 
-const Json* Option(const SpecContext& ctx, std::string_view key) {
+Json Option(const SpecContext& ctx, std::string_view key) {
   return Member(SpecField(ctx, "gcsFaultToleranceOptions"), key);
 }
 
 // The head's first container, the one KubeRay reads env from, with its path.
 struct HeadContainer {
-  const Json* container;
+  Json container;
   std::string path;
 };
 HeadContainer Head(const SpecContext& ctx) {
@@ -113,10 +113,9 @@ void CheckEmbeddedStorageGate(const SpecContext& ctx, std::vector<SpecFinding>& 
 void CheckEmbeddedRedisFields(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   if (!EmbeddedBackend(ctx)) return;
   for (const std::string_view key : {"redisAddress", "redisUsername", "redisPassword", "externalStorageNamespace"}) {
-    const Json* value = Option(ctx, key);
+    Json value = Option(ctx, key);
     // The two strings count when not empty, the two credentials when present at all.
-    const bool set =
-        value != nullptr && value->is_string() ? !value->get_ref<const std::string&>().empty() : Present(value);
+    const bool set = value.IsString() ? !value.Empty() : Present(value);
     if (!set) continue;
     Add(out, "gcs-embedded-redis-fields", OptionsPath(ctx, key),
         "the embedded RocksDB backend keeps GCS state on a volume, so the Redis setting " + std::string(key) +
@@ -126,7 +125,7 @@ void CheckEmbeddedRedisFields(const SpecContext& ctx, std::vector<SpecFinding>& 
 
 void CheckEmbeddedStorageClaim(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   if (!EmbeddedBackend(ctx)) return;
-  const Json* storage = Option(ctx, "storage");
+  Json storage = Option(ctx, "storage");
   if (!spec_json::NonEmptyString(Member(storage, "claimName"))) return;
   if (!Present(Member(storage, "size")) && !Present(Member(storage, "storageClassName")) &&
       !spec_json::NonEmptyArray(Member(storage, "accessModes"))) {
@@ -151,12 +150,12 @@ void CheckEmbeddedStorageEnv(const SpecContext& ctx, std::vector<SpecFinding>& o
 void CheckEmbeddedStorageMount(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   if (!EmbeddedBackend(ctx)) return;
   const HeadContainer head = Head(ctx);
-  const Json* mounts = Member(head.container, "volumeMounts");
+  Json mounts = Member(head.container, "volumeMounts");
   if (spec_json::IsArray(mounts)) {
-    for (std::size_t i = 0; i < mounts->size(); ++i) {
-      const Json& mount = (*mounts)[i];
-      if (String(Member(&mount, "mountPath")) != kGcsStorageMountPath &&
-          String(Member(&mount, "name")) != kGcsStorageVolume) {
+    for (std::size_t i = 0; i < mounts.Size(); ++i) {
+      const Json mount = mounts.Nth(i);
+      if (String(Member(mount, "mountPath")) != kGcsStorageMountPath &&
+          String(Member(mount, "name")) != kGcsStorageVolume) {
         continue;
       }
       Add(out, "gcs-embedded-storage-mount", spec_json::Item(head.path, "volumeMounts", i),
@@ -165,7 +164,7 @@ void CheckEmbeddedStorageMount(const SpecContext& ctx, std::vector<SpecFinding>&
     }
   }
   const Group head_group = HeadGroup(ctx);
-  const Json* volumes = spec_json::At(head_group.spec, "template.spec.volumes");
+  Json volumes = spec_json::At(head_group.spec, "template.spec.volumes");
   if (const std::optional<std::size_t> i = IndexWhere(volumes, "name", kGcsStorageVolume)) {
     Add(out, "gcs-embedded-storage-mount", spec_json::Item(head_group.path + ".template.spec", "volumes", *i),
         "KubeRay adds the embedded RocksDB store's volume gcs-storage itself; the head pod cannot have a volume of "

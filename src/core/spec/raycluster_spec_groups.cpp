@@ -2,6 +2,9 @@
 // Ray resources and labels, and the worker fields only the autoscaler reads
 // (ValidateRayClusterSpec, validateRayGroupResources, validateRayGroupLabels,
 // validateWorkerGroupIdleTimeout, validateWorkerGroupPriority).
+#include <algorithm>
+#include <utility>
+
 #include "raycluster_spec_checks.h"
 #include "raycluster_spec_support.h"
 
@@ -15,8 +18,8 @@ namespace {
 
 // KubeRay reads a pod template without containers as none at all.
 void RequireContainers(const Group& group, std::string_view rule, std::vector<SpecFinding>& out) {
-  const Json* containers = Containers(group);
-  if (spec_json::Present(containers) && (!containers->is_array() || !containers->empty())) return;
+  Json containers = Containers(group);
+  if (spec_json::Present(containers) && (!containers.IsArray() || !containers.Empty())) return;
   Add(out, rule, ContainersPath(group),
       group.Name() + " needs at least one container in its pod template: the first one runs Ray");
 }
@@ -70,7 +73,7 @@ void CheckGroupResources(const SpecContext& ctx, std::vector<SpecFinding>& out) 
 void CheckRayStartLabels(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   for (const Group& group : AllGroups(ctx)) {
     // Any value, even "", counts: KubeRay asks whether the key is there.
-    if (Member(Member(group.spec, "rayStartParams"), "labels") == nullptr) continue;
+    if (!Member(Member(group.spec, "rayStartParams"), "labels")) continue;
     Add(out, "ray-start-labels", StartParamPath(group, "labels"),
         group.Name() + " cannot pass Ray node labels in rayStartParams; use the group's labels field instead");
   }
@@ -78,12 +81,17 @@ void CheckRayStartLabels(const SpecContext& ctx, std::vector<SpecFinding>& out) 
 
 void CheckGroupLabels(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   for (const Group& group : AllGroups(ctx)) {
-    const Json* labels = Member(group.spec, "labels");
-    if (labels == nullptr || !labels->is_object()) continue;
-    for (const auto& [key, value] : labels->items()) {
-      const std::optional<std::string_view> text = String(&value);
+    Json labels = Member(group.spec, "labels");
+    if (!labels.IsObject()) continue;
+    // In key order, as the findings have always come (and as Go's validation
+    // reads the map, whatever order the object's text has).
+    std::vector<std::pair<std::string_view, Json>> sorted;
+    for (const simdjson::dom::key_value_pair member : labels.Members()) sorted.emplace_back(member.key, member.value);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [key, value] : sorted) {
+      const std::optional<std::string_view> text = String(value);
       if (!text) continue;
-      const std::string path = group.path + ".labels[" + key + "]";
+      const std::string path = group.path + ".labels[" + std::string(key) + "]";
       if (!IsQualifiedName(key)) {
         Add(out, "group-labels", path,
             group.Name() +

@@ -18,7 +18,7 @@ namespace {
 constexpr std::size_t kMaxClusterNameLength = 53;
 
 std::optional<std::string_view> Name(const SpecContext& ctx) {
-  return String(spec_json::At(&ctx.object, "metadata.name"));
+  return String(spec_json::At(ctx.object, "metadata.name"));
 }
 
 // A DNS-1035 label's characters, whatever its length: [a-z]([-a-z0-9]*[a-z0-9])?.

@@ -30,7 +30,7 @@ void Add(std::vector<SpecFinding>& out, std::string_view rule, std::string path,
 void CheckNameOfClusterOwner(const SpecContext& ctx, std::string_view rule, std::string_view kind, std::string_view why,
                              std::vector<SpecFinding>& out) {
   constexpr std::size_t kMaxLength = 53 - 6;
-  const std::string_view name = spec_json::String(spec_json::At(&ctx.object, "metadata.name")).value_or("");
+  const std::string_view name = spec_json::String(spec_json::At(ctx.object, "metadata.name")).value_or("");
   if (name.empty()) return;  // generateName: the API server names it later
   if (name.size() > kMaxLength) {
     Add(out, rule, "metadata.name",
@@ -44,9 +44,7 @@ void CheckNameOfClusterOwner(const SpecContext& ctx, std::string_view rule, std:
   }
 }
 
-const Json* SpecField(const SpecContext& ctx, std::string_view dotted_keys) {
-  return At(ctx.cluster_spec, dotted_keys);
-}
+Json SpecField(const SpecContext& ctx, std::string_view dotted_keys) { return At(ctx.cluster_spec, dotted_keys); }
 
 std::string SpecPath(const SpecContext& ctx, std::string_view dotted_keys) {
   return Field(ctx.cluster_spec_path, dotted_keys);
@@ -64,10 +62,12 @@ Group HeadGroup(const SpecContext& ctx) {
 
 std::vector<Group> WorkerGroups(const SpecContext& ctx) {
   std::vector<Group> groups;
-  const Json* list = Member(ctx.cluster_spec, "workerGroupSpecs");
+  Json list = Member(ctx.cluster_spec, "workerGroupSpecs");
   if (!IsArray(list)) return groups;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    groups.push_back(Group{&(*list)[i], spec_json::Item(ctx.cluster_spec_path, "workerGroupSpecs", i), i});
+  std::size_t i = 0;
+  for (const Json spec : list.Elements()) {
+    groups.push_back(Group{spec, spec_json::Item(ctx.cluster_spec_path, "workerGroupSpecs", i), i});
+    ++i;
   }
   return groups;
 }
@@ -78,29 +78,30 @@ std::vector<Group> AllGroups(const SpecContext& ctx) {
   return groups;
 }
 
-const Json* Containers(const Group& group) { return At(group.spec, "template.spec.containers"); }
+Json Containers(const Group& group) { return At(group.spec, "template.spec.containers"); }
 
-const Json* RayContainer(const Group& group) {
-  const Json* containers = Containers(group);
-  return spec_json::NonEmptyArray(containers) ? &(*containers)[0] : nullptr;
+Json RayContainer(const Group& group) {
+  Json containers = Containers(group);
+  return spec_json::NonEmptyArray(containers) ? containers.Front() : Json();
 }
 
 std::string ContainersPath(const Group& group) { return group.path + ".template.spec.containers"; }
 std::string RayContainerPath(const Group& group) { return ContainersPath(group) + "[0]"; }
 
-std::optional<std::size_t> IndexWhere(const Json* list, std::string_view key, std::string_view value) {
-  if (!IsArray(list)) return std::nullopt;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    if (String(Member(&(*list)[i], key)) == value) return i;
+std::optional<std::size_t> IndexWhere(Json list, std::string_view key, std::string_view value) {
+  std::size_t i = 0;
+  for (const Json entry : list.Elements()) {
+    if (String(Member(entry, key)) == value) return i;
+    ++i;
   }
   return std::nullopt;
 }
 
-std::optional<EnvEntry> EnvVar(const Json* container, std::string_view container_path, std::string_view name) {
-  const Json* env = Member(container, "env");
+std::optional<EnvEntry> EnvVar(Json container, std::string_view container_path, std::string_view name) {
+  Json env = Member(container, "env");
   const std::optional<std::size_t> i = IndexWhere(env, "name", name);
   if (!i) return std::nullopt;
-  return EnvEntry{&(*env)[*i], spec_json::Item(container_path, "env", *i)};
+  return EnvEntry{env.Nth(*i), spec_json::Item(container_path, "env", *i)};
 }
 
 std::optional<std::string_view> StartParam(const Group& group, std::string_view key) {

@@ -48,12 +48,12 @@ void CheckNameOfClusterOwner(const SpecContext& ctx, std::string_view rule, std:
                              std::vector<SpecFinding>& out);
 
 // The cluster spec's fields and their paths.
-const Json* SpecField(const SpecContext& ctx, std::string_view dotted_keys);
+Json SpecField(const SpecContext& ctx, std::string_view dotted_keys);
 std::string SpecPath(const SpecContext& ctx, std::string_view dotted_keys);
 
 // One group: the head (index nullopt) or workerGroupSpecs[index].
 struct Group {
-  const Json* spec;
+  Json spec;
   std::string path;  // "spec.headGroupSpec", "spec.workerGroupSpecs[1]"
   std::optional<std::size_t> index;
   std::string Name() const;  // "the head group", "worker group \"small\""
@@ -63,20 +63,20 @@ std::vector<Group> WorkerGroups(const SpecContext& ctx);
 std::vector<Group> AllGroups(const SpecContext& ctx);  // the head first
 
 // template.spec.containers of a group, and its first one (KubeRay's Ray container).
-const Json* Containers(const Group& group);
-const Json* RayContainer(const Group& group);
+Json Containers(const Group& group);
+Json RayContainer(const Group& group);
 std::string ContainersPath(const Group& group);
 std::string RayContainerPath(const Group& group);
 
 // The index of the first entry of a list (env, volumeMounts, volumes)
 // whose `key` is `value`.
-std::optional<std::size_t> IndexWhere(const Json* list, std::string_view key, std::string_view value);
+std::optional<std::size_t> IndexWhere(Json list, std::string_view key, std::string_view value);
 // The first env entry of `container` named `name`, with its path.
 struct EnvEntry {
-  const Json* entry;
+  Json entry;
   std::string path;
 };
-std::optional<EnvEntry> EnvVar(const Json* container, std::string_view container_path, std::string_view name);
+std::optional<EnvEntry> EnvVar(Json container, std::string_view container_path, std::string_view name);
 
 // rayStartParams[key] of a group: a value that is present and not empty, as Go
 // reads a missing key of a map[string]string as "".

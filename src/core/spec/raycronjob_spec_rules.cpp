@@ -23,7 +23,7 @@ using cluster_spec::Add;
 // The RayJobs it creates are named "<name>-<minute hash>" and must fit a RayJob name (47).
 void CheckName(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   constexpr std::size_t kMaxRayCronJobNameLength = 53 - 6 - 11;
-  if (String(At(&ctx.object, "metadata.name")).value_or("").size() <= kMaxRayCronJobNameLength) return;
+  if (String(At(ctx.object, "metadata.name")).value_or("").size() <= kMaxRayCronJobNameLength) return;
   Add(out, "raycronjob-name", "metadata.name",
       "a RayCronJob name has at most " + std::to_string(kMaxRayCronJobNameLength) +
           " characters, so that the RayJobs named after it keep valid names");
@@ -31,14 +31,14 @@ void CheckName(const SpecContext& ctx, std::vector<SpecFinding>& out) {
 
 // Since 1.7 the time zone goes in spec.timeZone; KubeRay refuses any "TZ" in the schedule.
 void CheckScheduleTimeZonePrefix(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  const std::optional<std::string_view> schedule = String(At(&ctx.object, "spec.schedule"));
+  const std::optional<std::string_view> schedule = String(At(ctx.object, "spec.schedule"));
   if (!schedule || schedule->find("TZ") == std::string_view::npos) return;
   Add(out, "raycronjob-schedule-tz", "spec.schedule",
       "the schedule cannot hold TZ= or CRON_TZ=; set the time zone in spec.timeZone");
 }
 
 void CheckSchedule(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  const std::optional<std::string_view> schedule = String(At(&ctx.object, "spec.schedule"));
+  const std::optional<std::string_view> schedule = String(At(ctx.object, "spec.schedule"));
   if (!schedule) return;
   if (std::optional<std::string> error = StandardCronScheduleError(*schedule)) {
     Add(out, "raycronjob-schedule", "spec.schedule", "not a cron schedule: " + *error);
@@ -48,7 +48,7 @@ void CheckSchedule(const SpecContext& ctx, std::vector<SpecFinding>& out) {
 // time.LoadLocation over the operator's time zone database; only names no
 // database can hold are refused here.
 void CheckTimeZone(const SpecContext& ctx, std::vector<SpecFinding>& out) {
-  const std::optional<std::string_view> zone = String(At(&ctx.object, "spec.timeZone"));
+  const std::optional<std::string_view> zone = String(At(ctx.object, "spec.timeZone"));
   if (!zone) return;
   if (zone->empty()) {
     Add(out, "raycronjob-time-zone", "spec.timeZone",

@@ -38,11 +38,11 @@ constexpr unsigned kJobSpecKinds = kSpecRayJob | kSpecRayCronJob;
 // The RayJob spec of this object and its field path: a RayJob's spec, or the
 // spec.jobTemplate a RayCronJob creates its RayJobs from.
 struct JobSpec {
-  const Json* spec = nullptr;
+  Json spec;
   std::string path;
 
   std::string At(std::string_view dotted_keys) const { return Field(path, dotted_keys); }
-  const Json* Get(std::string_view dotted_keys) const { return spec_json::At(spec, dotted_keys); }
+  Json Get(std::string_view dotted_keys) const { return spec_json::At(spec, dotted_keys); }
   bool Flag(std::string_view key) const { return Boolean(Get(key)).value_or(false); }
   // spec.clusterSelector set: the job runs on an existing RayCluster.
   bool ClusterSelectorMode() const { return NonEmptyObject(Get("clusterSelector")); }
@@ -56,8 +56,8 @@ JobSpec JobSpecOf(const SpecContext& ctx) {
   JobSpec job;
   if (ctx.kind == RayObjectKind::kRayJob) job.path = "spec";
   if (ctx.kind == RayObjectKind::kRayCronJob) job.path = "spec.jobTemplate";
-  if (!job.path.empty()) job.spec = spec_json::At(&ctx.object, job.path);
-  if (job.spec != nullptr && !job.spec->is_object()) job.spec = nullptr;
+  if (!job.path.empty()) job.spec = spec_json::At(ctx.object, job.path);
+  if (!job.spec.IsObject()) job.spec = Json();
   return job;
 }
 
@@ -107,8 +107,8 @@ void CheckDeletionStrategyGate(const SpecContext& ctx, std::vector<SpecFinding>&
 void CheckDeletionRules(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   constexpr std::string_view kRule = "rayjob-deletion-rules";
   const JobSpec job = JobSpecOf(ctx);
-  const Json* strategy = job.Get("deletionStrategy");
-  const Json* rules = Member(strategy, "deletionRules");
+  Json strategy = job.Get("deletionStrategy");
+  Json rules = Member(strategy, "deletionRules");
   if (!NonEmptyArray(rules)) return;
   const std::string rules_path = job.At("deletionStrategy.deletionRules");
   if (job.Flag("shutdownAfterJobFinishes")) {
@@ -123,10 +123,10 @@ void CheckDeletionRules(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   // (condition kind, its value) -> policy -> (TTL, index of the rule).
   using Group = std::map<std::string, std::pair<std::int64_t, std::size_t>, std::less<>>;
   std::vector<std::pair<std::string, Group>> groups;
-  for (std::size_t i = 0; i < rules->size(); ++i) {
-    const Json& rule = (*rules)[i];
+  for (std::size_t i = 0; i < rules.Size(); ++i) {
+    const Json rule = rules.Nth(i);
     const std::string at = Item(job.At("deletionStrategy"), "deletionRules", i);
-    const Json* condition = Member(&rule, "condition");
+    Json condition = Member(rule, "condition");
     const std::optional<std::string_view> job_status = String(Member(condition, "jobStatus"));
     const std::optional<std::string_view> deployment_status = String(Member(condition, "jobDeploymentStatus"));
     if (job_status && deployment_status) {
@@ -142,7 +142,7 @@ void CheckDeletionRules(const SpecContext& ctx, std::vector<SpecFinding>& out) {
       Add(out, kRule, Field(at, "condition.ttlSeconds"), "must be 0 or more seconds");
       continue;
     }
-    const std::string_view policy = String(Member(&rule, "policy")).value_or("");
+    const std::string_view policy = String(Member(rule, "policy")).value_or("");
     if (job.ClusterSelectorMode() && DeletesCluster(policy)) {
       Add(out, kRule, Field(at, "policy"),
           std::string(policy) + " cannot be used by a RayJob that runs on an existing cluster (clusterSelector)");
@@ -188,10 +188,10 @@ void CheckDeletionRules(const SpecContext& ctx, std::vector<SpecFinding>& out) {
 void CheckDeletionLegacy(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   constexpr std::string_view kRule = "rayjob-deletion-legacy";
   const JobSpec job = JobSpecOf(ctx);
-  const Json* strategy = job.Get("deletionStrategy");
+  Json strategy = job.Get("deletionStrategy");
   if (!Present(strategy) || NonEmptyArray(Member(strategy, "deletionRules"))) return;
-  const Json* on_success = Member(strategy, "onSuccess");
-  const Json* on_failure = Member(strategy, "onFailure");
+  Json on_success = Member(strategy, "onSuccess");
+  Json on_failure = Member(strategy, "onFailure");
   if (!Present(on_success) && !Present(on_failure)) {
     Add(out, kRule, job.At("deletionStrategy"), "needs both onSuccess and onFailure, or deletionRules");
     return;
@@ -253,7 +253,7 @@ void CheckDeletionPolicy(const SpecContext& ctx, std::vector<SpecFinding>& out) 
 
 void CheckClusterSource(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   const JobSpec job = JobSpecOf(ctx);
-  if (job.spec == nullptr || Present(job.Get("rayClusterSpec")) || job.ClusterSelectorMode()) return;
+  if (!job.spec || Present(job.Get("rayClusterSpec")) || job.ClusterSelectorMode()) return;
   Add(out, "rayjob-cluster-source", job.At("rayClusterSpec"),
       "a RayJob needs rayClusterSpec for a new cluster or clusterSelector for an existing one");
 }

@@ -28,7 +28,7 @@ using spec_json::String;
 using cluster_spec::Add;
 
 std::optional<std::string_view> UpgradeType(const SpecContext& ctx) {
-  return String(At(&ctx.object, "spec.upgradeStrategy.type"));
+  return String(At(ctx.object, "spec.upgradeStrategy.type"));
 }
 
 constexpr std::string_view kIncremental = "NewClusterWithIncrementalUpgrade";
@@ -57,7 +57,7 @@ void CheckInitializingTimeout(const SpecContext& ctx, std::vector<SpecFinding>& 
 
 void CheckK8sTokenAuth(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   constexpr std::string_view kPath = "spec.rayClusterConfig.authOptions.enableK8sTokenAuth";
-  if (!Boolean(At(&ctx.object, kPath)).value_or(false)) return;
+  if (!Boolean(At(ctx.object, kPath)).value_or(false)) return;
   Add(out, "rayservice-k8s-token-auth", std::string(kPath),
       "Kubernetes token authentication is not supported for a RayService's clusters");
 }
@@ -65,7 +65,7 @@ void CheckK8sTokenAuth(const SpecContext& ctx, std::vector<SpecFinding>& out) {
 // KubeRay names the head Service of each of a RayService's clusters itself.
 void CheckHeadServiceName(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   constexpr std::string_view kPath = "spec.rayClusterConfig.headGroupSpec.headService.metadata.name";
-  if (String(At(&ctx.object, kPath)).value_or("").empty()) return;
+  if (String(At(ctx.object, kPath)).value_or("").empty()) return;
   Add(out, "rayservice-head-service-name", std::string(kPath),
       "a RayService names its clusters' head Services itself; remove the name");
 }
@@ -88,7 +88,7 @@ void CheckUpgradeStrategyBeforeIncremental(const SpecContext& ctx, std::vector<S
 
 void CheckIncrementalUpgradeAutoscaling(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   if (UpgradeType(ctx) != kIncremental) return;
-  if (Boolean(At(&ctx.object, "spec.rayClusterConfig.enableInTreeAutoscaling")).value_or(false)) return;
+  if (Boolean(At(ctx.object, "spec.rayClusterConfig.enableInTreeAutoscaling")).value_or(false)) return;
   Add(out, "rayservice-incremental-upgrade-autoscaling", "spec.rayClusterConfig.enableInTreeAutoscaling",
       "NewClusterWithIncrementalUpgrade needs the Ray autoscaler: set enableInTreeAutoscaling to true");
 }
@@ -97,7 +97,7 @@ void CheckClusterUpgradeOptions(const SpecContext& ctx, std::vector<SpecFinding>
   constexpr std::string_view kRule = "rayservice-cluster-upgrade-options";
   constexpr std::string_view kPath = "spec.upgradeStrategy.clusterUpgradeOptions";
   if (UpgradeType(ctx) != kIncremental) return;
-  const Json* options = At(&ctx.object, kPath);
+  Json options = At(ctx.object, kPath);
   const auto field = [&](std::string_view key) { return std::string(kPath) + "." + std::string(key); };
   if (!Present(options)) {
     Add(out, kRule, std::string(kPath), "NewClusterWithIncrementalUpgrade needs clusterUpgradeOptions");
@@ -122,7 +122,7 @@ void CheckClusterUpgradeOptions(const SpecContext& ctx, std::vector<SpecFinding>
 void CheckUpgradeStepWithinSurge(const SpecContext& ctx, std::vector<SpecFinding>& out) {
   constexpr std::string_view kPath = "spec.upgradeStrategy.clusterUpgradeOptions";
   if (UpgradeType(ctx) != kIncremental) return;
-  const Json* options = At(&ctx.object, kPath);
+  Json options = At(ctx.object, kPath);
   const std::int64_t max_surge = Integer(At(options, "maxSurgePercent")).value_or(100);
   const std::optional<std::int64_t> step = Integer(At(options, "stepSizePercent"));
   if (!step || max_surge < 0 || max_surge > 100 || *step < 0 || *step > 100 || *step <= max_surge) return;

@@ -1,9 +1,9 @@
 #include "ray_webhook/core/spec/spec_admission.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "parsed_object.h"
 #include "ray_webhook/core/model/admission_text.h"
 #include "spec_validation.h"
 #include "tls_domain_warning.h"
@@ -11,19 +11,33 @@
 namespace ray_webhook {
 namespace {
 
-// The object's JSON, or discarded when it has no text or the text does not
-// parse. simdjson has accepted the same bytes, so the second case is a bug,
-// reported as a warning rather than a denial: the webhook must not refuse
-// what it cannot read.
-nlohmann::json ParseObject(const RayObject& object) {
-  if (object.raw_json.empty()) return nlohmann::json(nlohmann::json::value_t::discarded);
-  return nlohmann::json::parse(object.raw_json, nullptr, /*allow_exceptions=*/false);
-}
-
-std::vector<SpecFinding> ActiveFindings(const nlohmann::json& json, RayObjectKind kind, const PolicyConfig& policy) {
+std::vector<SpecFinding> ActiveFindings(spec_json::Json json, RayObjectKind kind, const PolicyConfig& policy) {
   std::vector<SpecFinding> found = CheckSpec(json, kind, policy.kuberay);
   std::erase_if(found, [&](const SpecFinding& f) { return policy.SpecRuleMode(f.rule) == RuleMode::kOff; });
   return found;
+}
+
+// NewSpecFindings over `parsed`, the object's one parse, which the caller
+// may read again afterwards (AdmitSpec's TLS-domain warning).
+std::vector<SpecFinding> NewFindings(ParsedObject& parsed, const RayObject& object, const RayObject* old,
+                                     const PolicyConfig& policy, bool* unreadable) {
+  *unreadable = false;
+  if (!SpecChecksOn(policy) || object.raw_json.empty()) return {};
+  // simdjson's On Demand decoder has accepted the same bytes, so text that
+  // does not parse here is a bug, reported as a warning rather than a denial:
+  // the webhook must not refuse what it cannot read.
+  if (parsed.Unreadable()) {
+    *unreadable = true;
+    return {};
+  }
+  std::vector<SpecFinding> now = ActiveFindings(parsed.Root(), object.kind, policy);
+  if (old == nullptr || now.empty()) return now;
+  ParsedObject old_parsed(*old);
+  // A stored object that does not read is as good as none: every finding counts.
+  if (!old_parsed.Root()) return now;
+  const std::vector<SpecFinding> before = ActiveFindings(old_parsed.Root(), old->kind, policy);
+  std::erase_if(now, [&](const SpecFinding& f) { return std::find(before.begin(), before.end(), f) != before.end(); });
+  return now;
 }
 
 std::string Shown(const SpecFinding& f) { return f.field_path.empty() ? f.message : f.field_path + ": " + f.message; }
@@ -38,38 +52,25 @@ bool SpecChecksOn(const PolicyConfig& policy) {
 
 std::vector<SpecFinding> NewSpecFindings(const RayObject& object, const RayObject* old, const PolicyConfig& policy,
                                          bool* unreadable) {
-  *unreadable = false;
-  if (!SpecChecksOn(policy) || object.raw_json.empty()) return {};
-  const nlohmann::json json = ParseObject(object);
-  if (json.is_discarded() || !json.is_object()) {
-    *unreadable = true;
-    return {};
-  }
-  std::vector<SpecFinding> now = ActiveFindings(json, object.kind, policy);
-  if (old == nullptr || now.empty()) return now;
-  const nlohmann::json old_json = ParseObject(*old);
-  // A stored object that does not read is as good as none: every finding counts.
-  if (old_json.is_discarded() || !old_json.is_object()) return now;
-  const std::vector<SpecFinding> before = ActiveFindings(old_json, old->kind, policy);
-  std::erase_if(now, [&](const SpecFinding& f) { return std::find(before.begin(), before.end(), f) != before.end(); });
-  return now;
+  ParsedObject parsed(object);
+  return NewFindings(parsed, object, old, policy, unreadable);
 }
 
 void AdmitSpec(const RayObject& object, const RayObject* old, std::string_view name, const PolicyConfig& policy,
                Decision& decision) {
+  ParsedObject parsed(object);
   bool unreadable = false;
-  const std::vector<SpecFinding> findings = NewSpecFindings(object, old, policy, &unreadable);
+  const std::vector<SpecFinding> findings = NewFindings(parsed, object, old, policy, &unreadable);
   if (unreadable) {
     decision.warnings.push_back(AdmissionWarning(std::string(kKubeRaySpecRule) +
                                                  ": the object's JSON did not parse, so KubeRay's spec checks "
                                                  "were skipped"));
   }
   DecideSpecFindings(findings, object.kind, name, policy, decision);
-  // Parsed again, but only where ray-webhook's domain is not the default.
+  // The same parse as the spec checks' (made here first when every spec rule is off).
   if (decision.allowed && old == nullptr && policy.cluster_domain != "cluster.local") {
-    const nlohmann::json json = ParseObject(object);
-    if (json.is_object()) {
-      if (auto warning = TlsDomainWarning(json, object.kind, policy))
+    if (const spec_json::Json root = parsed.Root()) {
+      if (auto warning = TlsDomainWarning(root, object.kind, policy))
         decision.warnings.push_back(AdmissionWarning(*warning));
     }
   }

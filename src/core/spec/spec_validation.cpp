@@ -22,13 +22,13 @@ bool InClusterTable(const SpecRule& rule) {
   return !table.empty() && &rule >= table.data() && &rule < table.data() + table.size();
 }
 
-void Run(const SpecRule& rule, const nlohmann::json& object, RayObjectKind kind, const KubeRayTarget& target,
+void Run(const SpecRule& rule, spec_json::Json object, RayObjectKind kind, const KubeRayTarget& target,
          std::vector<SpecFinding>& out) {
   if ((rule.kinds & KindBit(kind)) == 0) return;
   const std::string_view path = ClusterSpecPath(kind);
-  const nlohmann::json* cluster_spec = spec_json::At(&object, path);
-  if (cluster_spec != nullptr && !cluster_spec->is_object()) cluster_spec = nullptr;
-  if (cluster_spec == nullptr && InClusterTable(rule)) return;
+  spec_json::Json cluster_spec = spec_json::At(object, path);
+  if (!cluster_spec.IsObject()) cluster_spec = spec_json::Json();
+  if (!cluster_spec && InClusterTable(rule)) return;
   rule.check(SpecContext{object, kind, cluster_spec, path, target}, out);
 }
 
@@ -59,7 +59,7 @@ const SpecRule* FindSpecRule(std::string_view id) {
   return nullptr;
 }
 
-std::vector<SpecFinding> CheckSpec(const nlohmann::json& object, RayObjectKind kind, const KubeRayTarget& target) {
+std::vector<SpecFinding> CheckSpec(spec_json::Json object, RayObjectKind kind, const KubeRayTarget& target) {
   std::vector<SpecFinding> out;
   // Without the RayCronJob gate the operator runs no RayCronJob controller, so nothing checks a
   // RayCronJob, its job template and cluster included (ray-operator/main.go:300@v1.6.2).
@@ -70,7 +70,7 @@ std::vector<SpecFinding> CheckSpec(const nlohmann::json& object, RayObjectKind k
   return out;
 }
 
-std::vector<SpecFinding> CheckSpecRule(const SpecRule& rule, const nlohmann::json& object, RayObjectKind kind,
+std::vector<SpecFinding> CheckSpecRule(const SpecRule& rule, spec_json::Json object, RayObjectKind kind,
                                        const KubeRayTarget& target) {
   std::vector<SpecFinding> out;
   Run(rule, object, kind, target, out);

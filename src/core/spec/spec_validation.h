@@ -9,11 +9,11 @@
 // order, the RayCluster table first, as KubeRay's validation.go reports them.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
 #include "ray_webhook/core/spec/spec_rule.h"
+#include "spec_json.h"
 
 namespace ray_webhook {
 
@@ -23,11 +23,12 @@ bool SpecRuleApplies(const SpecRule& rule, const KubeRayTarget& target);
 std::vector<const SpecRule*> AllSpecRules();
 const SpecRule* FindSpecRule(std::string_view id);
 
-// The findings of every rule that applies to `target` over `object`.
-std::vector<SpecFinding> CheckSpec(const nlohmann::json& object, RayObjectKind kind, const KubeRayTarget& target);
+// The findings of every rule that applies to `target` over `object`, the
+// object's parsed JSON.
+std::vector<SpecFinding> CheckSpec(spec_json::Json object, RayObjectKind kind, const KubeRayTarget& target);
 
 // The findings of one rule over `object`, applying or not (for its tests).
-std::vector<SpecFinding> CheckSpecRule(const SpecRule& rule, const nlohmann::json& object, RayObjectKind kind,
+std::vector<SpecFinding> CheckSpecRule(const SpecRule& rule, spec_json::Json object, RayObjectKind kind,
                                        const KubeRayTarget& target);
 
 }  // namespace ray_webhook

@@ -4,8 +4,7 @@
 
 namespace ray_webhook {
 
-std::optional<std::string> TlsDomainWarning(const nlohmann::json& object, RayObjectKind kind,
-                                            const PolicyConfig& policy) {
+std::optional<std::string> TlsDomainWarning(spec_json::Json object, RayObjectKind kind, const PolicyConfig& policy) {
   // The operator's default domain (ray-operator/controllers/ray/utils/util.go:43@v1.7.0).
   constexpr std::string_view kOperatorDefaultDomain = "cluster.local";
   if (policy.cluster_domain == kOperatorDefaultDomain) return std::nullopt;
@@ -14,7 +13,7 @@ std::optional<std::string> TlsDomainWarning(const nlohmann::json& object, RayObj
     return std::nullopt;
   }
   const std::string_view cluster_path = ClusterSpecPath(kind);
-  const nlohmann::json* cluster_spec = spec_json::At(&object, cluster_path);
+  const spec_json::Json cluster_spec = spec_json::At(object, cluster_path);
   if (spec_json::Boolean(spec_json::At(cluster_spec, "tlsOptions.enabled")) != true) return std::nullopt;
   // The head certificate's SAN is GenerateFQDNServiceName, with the operator's
   // GetClusterDomainName (raycluster_mtls_controller.go:289@v1.7.0).

@@ -10,16 +10,16 @@
 // build certificates, and its own domain is not the operator's default.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "ray_webhook/core/model/policy_config.h"
 #include "ray_webhook/core/model/ray_cluster_spec.h"
+#include "spec_json.h"
 
 namespace ray_webhook {
 
-std::optional<std::string> TlsDomainWarning(const nlohmann::json& object, RayObjectKind kind,
-                                            const PolicyConfig& policy);
+// `object` is the object's parsed JSON, the one parse the spec rules read too.
+std::optional<std::string> TlsDomainWarning(spec_json::Json object, RayObjectKind kind, const PolicyConfig& policy);
 
 }  // namespace ray_webhook

@@ -4,15 +4,14 @@
 //
 // Contract: a rule is a row of data (its id, the kinds it reads, the KubeRay
 // releases that check it, the feature gate it needs on or off, and where
-// KubeRay checks it, as "file:line@tag") and a pure check over the object as
-// JSON that appends findings. A check never reads its mode, the version or the
-// gates beyond SpecContext, and never throws: a field of an unexpected type is
-// skipped, since the API server has already checked types against the CRD's
-// schema. SpecValidation alone picks the rules that apply and turns findings
-// into a denial or warnings.
+// KubeRay checks it, as "file:line@tag") and a pure check over the object,
+// read through spec_json's view of its one parse, that appends findings. A
+// check never reads its mode, the version or the gates beyond SpecContext,
+// and never throws: a field of an unexpected type is skipped, since the API
+// server has already checked types against the CRD's schema. SpecValidation alone picks the rules that apply and turns
+// findings into a denial or warnings.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +20,12 @@
 #include "ray_webhook/core/model/ray_cluster_spec.h"
 
 namespace ray_webhook {
+
+namespace spec_json {
+// The view of the object's parsed JSON the checks read (src/core/spec/spec_json.h):
+// declared only, so that including a rule's row does not include the parser.
+class Json;
+}  // namespace spec_json
 
 // Which kinds a rule reads. A RayCluster spec rule also runs on the cluster
 // spec a RayJob (spec.rayClusterSpec) or RayService (spec.rayClusterConfig)
@@ -35,11 +40,11 @@ enum SpecKinds : unsigned {
 
 struct SpecContext {
   // The whole object (apiVersion, kind, metadata, spec), as stored.
-  const nlohmann::json& object;
+  const spec_json::Json& object;
   RayObjectKind kind;
   // For a RayCluster spec rule: the cluster spec and its field path
-  // ("spec", "spec.rayClusterSpec", ...); null when the object carries none.
-  const nlohmann::json* cluster_spec;
+  // ("spec", "spec.rayClusterSpec", ...); absent when the object carries none.
+  const spec_json::Json& cluster_spec;
   std::string_view cluster_spec_path;
   const KubeRayTarget& target;
 };

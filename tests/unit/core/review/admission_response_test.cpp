@@ -87,5 +87,12 @@ TEST(AdmissionResponse, ErrorStatusIsAMetaV1Status) {
   EXPECT_EQ(j["message"], "bad \"thing\"");
 }
 
+TEST(AdmissionResponse, ErrorStatusBytesAndInvalidUtf8) {
+  EXPECT_EQ(EncodeErrorStatus(400, "BadRequest", "bad \"thing\""),
+            "{\"apiVersion\":\"v1\",\"code\":400,\"kind\":\"Status\",\"message\":\"bad \\\"thing\\\"\",\"reason\":"
+            "\"BadRequest\",\"status\":\"Failure\"}");
+  EXPECT_EQ(json::parse(EncodeErrorStatus(400, "BadRequest", "a\xff!"))["message"], "a\xef\xbf\xbd!");
+}
+
 }  // namespace
 }  // namespace ray_webhook

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/spec/spec_validation.h"
+#include "spec_dom.h"
 
 namespace ray_webhook {
 namespace {
@@ -27,7 +28,8 @@ std::vector<std::string> Paths(const char* rule_id, const json& object, RayObjec
   KubeRayTarget target;
   target.version = {1, 7, 0};
   std::vector<std::string> paths;
-  for (const SpecFinding& f : CheckSpecRule(*rule, object, kind, target)) paths.push_back(f.field_path);
+  for (const SpecFinding& f : CheckSpecRule(*rule, testing::SpecDom(object).Root(), kind, target))
+    paths.push_back(f.field_path);
   return paths;
 }
 

@@ -17,6 +17,7 @@
 
 #include "cli/yaml_documents.h"
 #include "core/spec/spec_validation.h"
+#include "spec_dom.h"
 #include "support/fixture_files.h"
 
 namespace ray_webhook {
@@ -102,7 +103,7 @@ TEST(SpecRulesTest, EachRuleRefusesAndAllowsItsCases) {
   for (const SpecRule* rule : AllSpecRules()) {
     for (const SpecCase& c : ReadCases(std::string(rule->id))) {
       const std::vector<SpecFinding> found =
-          CheckSpecRule(*rule, c.object, KindOf(c.object), InRange(*rule, KindOf(c.object)));
+          CheckSpecRule(*rule, testing::SpecDom(c.object).Root(), KindOf(c.object), InRange(*rule, KindOf(c.object)));
       const std::string where = std::string(rule->id) + ".yaml document " + std::to_string(c.number);
       if (c.refused_field.empty()) {
         EXPECT_FALSE(Names(found, rule->id))
@@ -125,25 +126,25 @@ TEST(SpecRulesTest, EachRuleHoldsOnlyWhereItsReleasesAndGateSay) {
       const std::string where = std::string(rule->id) + ".yaml document " + std::to_string(c.number);
       const RayObjectKind kind = KindOf(c.object);
       const KubeRayTarget in_range = InRange(*rule, kind);
-      EXPECT_TRUE(Names(CheckSpec(c.object, kind, in_range), rule->id))
+      EXPECT_TRUE(Names(CheckSpec(testing::SpecDom(c.object).Root(), kind, in_range), rule->id))
           << where << " at " << ShowKubeRayVersion(in_range.version);
       if (KubeRayVersion{0, 3, 0} < rule->since) {
         KubeRayTarget before = in_range;
         before.version = Before(rule->since);
-        EXPECT_FALSE(Names(CheckSpec(c.object, kind, before), rule->id))
+        EXPECT_FALSE(Names(CheckSpec(testing::SpecDom(c.object).Root(), kind, before), rule->id))
             << where << " at " << ShowKubeRayVersion(before.version);
       }
       if (rule->until != KubeRayVersion{}) {
         KubeRayTarget after = in_range;
         after.version = rule->until;
-        EXPECT_FALSE(Names(CheckSpec(c.object, kind, after), rule->id))
+        EXPECT_FALSE(Names(CheckSpec(testing::SpecDom(c.object).Root(), kind, after), rule->id))
             << where << " at " << ShowKubeRayVersion(after.version);
       }
       if (!rule->gate.empty()) {
         KubeRayTarget other = in_range;
         bool& gate_on = other.feature_gates[std::string(rule->gate.front() == '!' ? rule->gate.substr(1) : rule->gate)];
         gate_on = !gate_on;
-        EXPECT_FALSE(Names(CheckSpec(c.object, kind, other), rule->id))
+        EXPECT_FALSE(Names(CheckSpec(testing::SpecDom(c.object).Root(), kind, other), rule->id))
             << where << " with " << rule->gate << " the other way";
       }
     }
@@ -185,7 +186,8 @@ TEST(SpecRulesTest, NothingChecksARayCronJobWithoutItsGate) {
       if (c.refused_field.empty() || KindOf(c.object) != RayObjectKind::kRayCronJob) continue;
       KubeRayTarget off = InRange(*rule, RayObjectKind::kRayCronJob);
       off.feature_gates["RayCronJob"] = false;
-      EXPECT_TRUE(CheckSpec(c.object, RayObjectKind::kRayCronJob, off).empty()) << rule->id << " " << c.number;
+      EXPECT_TRUE(CheckSpec(testing::SpecDom(c.object).Root(), RayObjectKind::kRayCronJob, off).empty())
+          << rule->id << " " << c.number;
     }
   }
 }
