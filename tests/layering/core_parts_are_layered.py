@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from layers import closure, design_layers  # noqa: E402
+from layers import Tally, closure, design_layers  # noqa: E402
 
 
 def main():
@@ -38,15 +38,8 @@ def main():
         p: sorted(os.path.relpath(h, os.path.join(root, "include")) for h in glob.glob(
             os.path.join(root, "include", "ray_webhook", p, "*.h"))) for p in core_parts
     }
-    passed = failed = 0
-
-    def report(ok, what):
-        nonlocal passed, failed
-        print(("PASS " if ok else "FAIL ") + what)
-        if ok:
-            passed += 1
-        else:
-            failed += 1
+    tally = Tally()
+    report = tally.report
 
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "probe.cpp")
@@ -83,8 +76,7 @@ def main():
                     refused = not ok and f"{header}: No such file or directory" in err
                     report(refused, f"{part} cannot include {header}" +
                            ("" if refused else f" (compiler said: {first_lines(err) or 'nothing, it compiled'})"))
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and passed > 0 else 1
+    return tally.exit_status()
 
 
 def first_lines(text, n=3):

@@ -12,22 +12,15 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from layers import closure, declared_layers, design_layers  # noqa: E402
+from layers import Tally, closure, declared_layers, design_layers  # noqa: E402
 
 
 def main():
     root = sys.argv[1]
     built = declared_layers(os.path.join(root, "CMakeLists.txt"))
     described = design_layers(os.path.join(root, "docs", "design.md"))
-    passed = failed = 0
-
-    def report(ok, what):
-        nonlocal passed, failed
-        print(("PASS " if ok else "FAIL ") + what)
-        if ok:
-            passed += 1
-        else:
-            failed += 1
+    tally = Tally()
+    report = tally.report
 
     if not built:
         report(False, "CMakeLists.txt declares no layer (ray_webhook_layer)")
@@ -46,8 +39,7 @@ def main():
         cyclic = [d for d in built[layer] if layer in closure(built, d)]
         if cyclic:
             report(False, f"{layer}: a cycle through {', '.join(sorted(cyclic))}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and passed > 0 else 1
+    return tally.exit_status()
 
 
 if __name__ == "__main__":

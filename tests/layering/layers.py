@@ -67,3 +67,21 @@ def closure(layers, layer):
         seen.add(current)
         todo.extend(layers.get(current, ()))
     return seen
+
+
+class Tally:
+    """PASS and FAIL lines, counted; exit_status() is 0 when something passed and nothing failed."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def report(self, ok, what):
+        print(("PASS " if ok else "FAIL ") + what)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+    def exit_status(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 and self.passed > 0 else 1
