@@ -119,7 +119,10 @@ cleanup() {
 trap cleanup EXIT
 
 echo "apiserver.sh: starting the control plane (scripts/e2e.sh --up)" >&2
-E2E_WORK="$tmp/e2e" E2E_APISERVER_PROFILING=1 bash scripts/e2e.sh --up >"$tmp/up.log" 2>&1 || { tail -20 "$tmp/up.log" >&2; exit 1; }
+# E2E_IMAGE=none: the server runs as build/ray-webhook itself. Each turn starts
+# it again from its /proc argv; from the image that argv names the image's
+# unpacked root, not a command this script can run.
+E2E_WORK="$tmp/e2e" E2E_APISERVER_PROFILING=1 E2E_IMAGE=none bash scripts/e2e.sh --up >"$tmp/up.log" 2>&1 || { tail -20 "$tmp/up.log" >&2; exit 1; }
 # shellcheck disable=SC1091
 source "$tmp/e2e/bench.env"
 export KUBECONFIG
