@@ -2,7 +2,7 @@
 # What a webhook adds to a Pod creation, measured by the API server itself.
 #
 #   bench/apiserver.sh [--pods N] [--rate R] [--clients C] [--flat-clients C] [--rounds K] [--workers W]
-#                      [--parts runs,profile,scale]
+#                      [--parts runs,profile,scale] [--build-dir DIR] [--no-build] [--smoke]
 #
 # On the end-to-end control plane (scripts/e2e.sh --up: etcd, kube-apiserver,
 # ray-webhook installed from deploy/ and reached through its Service), creates
@@ -61,9 +61,13 @@
 # the medians.
 #
 # --parts names which of the three (runs, profile, scale) to take; all by default.
+# --smoke: the whole path at its smallest (50 Pods a run, 1 round, 2-second profiles,
+# 2 workers, the peers built into a temporary dir),
+# failing when a figure is missing or zero.
 #
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md); builds
-# what is missing: build/ray-webhook (scripts/build.sh), the e2e binaries, and
+# what is missing: build/ray-webhook (scripts/build.sh; --build-dir DIR runs
+# DIR/ray-webhook instead, --no-build builds none), the e2e binaries, and
 # the peers into build-bench/peers/.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -76,6 +80,10 @@ flat_clients=8
 rounds=3
 workers=300
 parts=runs,profile,scale
+build_dir=build
+build=1
+smoke=0
+profile_seconds=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --pods) pods="$2"; shift 2 ;;
@@ -85,6 +93,9 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
     --parts) parts="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --smoke) smoke=1; pods=50; rounds=1; workers=2; profile_seconds=2; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "apiserver.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -99,9 +110,11 @@ want() { case ",$parts," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 [ -x /usr/local/go/bin/go ] && PATH="/usr/local/go/bin:$PATH"
 export PATH GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-[ -x build/ray-webhook ] || bash scripts/build.sh >&2
-bash bench/peers/build.sh >&2
-peer="$root/build-bench/peers/controller-runtime-peer"
+case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+if [ "$build_dir" = "$root/build" ] && [ "$build" = 1 ]; then
+  [ -x build/ray-webhook ] || bash scripts/build.sh >&2
+fi
+[ -x "$build_dir/ray-webhook" ] || { echo "apiserver.sh: $build_dir/ray-webhook is missing" >&2; exit 1; }
 # The null webhook: Debian's nginx and its njs module.
 if ! command -v nginx >/dev/null || [ ! -f /usr/lib/nginx/modules/ngx_http_js_module.so ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light libnginx-mod-http-js >/dev/null
@@ -117,12 +130,33 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+peers="$root/build-bench/peers"
+[ "$smoke" = 0 ] || peers="$tmp/peers"
+bash bench/peers/build.sh "$peers" >&2
+peer="$peers/controller-runtime-peer"
+
+# --smoke: each figure that cannot be zero is checked; what fails is collected
+# in $tmp/smoke (the checks run in command substitutions too) and ends the run.
+smoke_check() { # smoke_check WHAT VALUE [zero]: VALUE a number, above zero unless "zero"
+  [ "$smoke" = 1 ] || return 0
+  awk -v v="$2" -v z="${3:-}" 'BEGIN { exit !(v ~ /^-?[0-9]*\.?[0-9]+$/ && (z == "zero" ? v >= 0 : v > 0)) }' ||
+    echo "$1: '$2'" >>"$tmp/smoke"
+}
+smoke_verdict() {
+  [ "$smoke" = 1 ] || return 0
+  if [ -s "$tmp/smoke" ]; then
+    echo "apiserver.sh: --smoke: missing or zero figures:" >&2
+    sed 's/^/  /' "$tmp/smoke" >&2
+    exit 1
+  fi
+  echo "apiserver.sh: --smoke: every figure present"
+}
 
 echo "apiserver.sh: starting the control plane (scripts/e2e.sh --up)" >&2
 # E2E_IMAGE=none: the server runs as build/ray-webhook itself. Each turn starts
 # it again from its /proc argv; from the image that argv names the image's
 # unpacked root, not a command this script can run.
-E2E_WORK="$tmp/e2e" E2E_APISERVER_PROFILING=1 E2E_IMAGE=none bash scripts/e2e.sh --up >"$tmp/up.log" 2>&1 || { tail -20 "$tmp/up.log" >&2; exit 1; }
+RAY_WEBHOOK_BIN="$build_dir/ray-webhook" E2E_WORK="$tmp/e2e" E2E_APISERVER_PROFILING=1 E2E_IMAGE=none bash scripts/e2e.sh --up >"$tmp/up.log" 2>&1 || { tail -20 "$tmp/up.log" >&2; exit 1; }
 # shellcheck disable=SC1091
 source "$tmp/e2e/bench.env"
 export KUBECONFIG
@@ -312,9 +346,11 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
   p50="$(jq -r .p50_ms <<<"$out")"; p99="$(jq -r .p99_ms <<<"$out")"
   hooks="$(quantiles "$tmp/before" "$tmp/after" apiserver_admission_webhook_admission_duration_seconds name |
     awk '{ printf "%s%s: %d calls, p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $2, $3, $4, $6, $5 }')"
+  local own=""
   if is_ray_webhook "$1" && [ -n "$hooks" ]; then
-    hooks="$hooks | its own: $(quantiles "$tmp/server-before" "$tmp/server-after" controller_runtime_webhook_latency_seconds webhook |
+    own="$(quantiles "$tmp/server-before" "$tmp/server-after" controller_runtime_webhook_latency_seconds webhook |
       awk '{ printf "%s%s p50 %s ms, p99 %s ms (%s %% < %s ms)", (NR > 1) ? "; " : "", $1, $3, $4, $6, $5 }')"
+    hooks="$hooks | its own: $own"
   fi
   # The patch, where one is answered, is in the stored Pods.
   local fq
@@ -328,6 +364,20 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
     cpu+=("$(echo "scale=3; (${cpu_after[$i]} - ${cpu_before[$i]}) * 1000 / $clock_ticks / $created" | bc)")
   done
   [ "$1" != none ] || cpu[2]=0
+  if [ "$smoke" = 1 ]; then
+    smoke_check "$1 $2 created" "$created"
+    [ "$created" = "$pods" ] || echo "$1 $2: $created of $pods Pods created" >>"$tmp/smoke"
+    [ "$failed" = 0 ] || echo "$1 $2: $failed creations failed" >>"$tmp/smoke"
+    smoke_check "$1 $2 creations/s" "$per"; smoke_check "$1 $2 p50" "$p50"; smoke_check "$1 $2 p99" "$p99"
+    smoke_check "$1 $2 kube-apiserver CPU/Pod" "${cpu[0]}"
+    smoke_check "$1 $2 etcd CPU/Pod" "${cpu[1]}" zero; smoke_check "$1 $2 webhook CPU/Pod" "${cpu[2]}" zero
+    # Every setup but none calls a webhook, unless its condition skips settled workers.
+    case "$1/$2" in
+      none/*|ray-webhook-settled/*-settled) [ -z "$hooks" ] || echo "$1 $2: a webhook was called: $hooks" >>"$tmp/smoke" ;;
+      *) [ -n "$hooks" ] || echo "$1 $2: no webhook call in kube-apiserver's /metrics" >>"$tmp/smoke"
+         ! is_ray_webhook "$1" || [ -n "$own" ] || echo "$1 $2: no review in ray-webhook's own /metrics" >>"$tmp/smoke" ;;
+    esac
+  fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$per" "$p50" "$p99" "${cpu[@]}" >>"$raw"
   printf '%-18s %-12s %5d created, %d failed, %7.1f /s, round trip p50 %6.2f ms, p99 %6.2f ms, CPU/Pod ms: kube-apiserver %.2f etcd %.2f webhook %.2f | %s\n' \
     "$1" "$2" "$created" "$failed" "$per" "$p50" "$p99" "${cpu[@]}" "${hooks:-no webhook called}"
@@ -335,7 +385,11 @@ run() { # run SETUP MODE: one run of podload into a fresh namespace
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { echo "scale=2; $1 / $2" | bc; }
+ratio() { # ratio A B: A / B (under --smoke both, and so A / B, above zero)
+  smoke_check "a ratio's numerator" "$1"
+  smoke_check "a ratio's denominator" "$2"
+  echo "scale=2; $1 / $2" | bc
+}
 
 if want runs; then
 setups=(ray-webhook ray-webhook-settled ray-webhook-2 controller-runtime null-1 null-patch null-2 none)
@@ -358,6 +412,7 @@ echo "medians over $rounds rounds: creations/s, round trip p50 and p99 (ms), CPU
 for m in rate flat rate-settled flat-settled; do
   for s in "${setups[@]}"; do
     grep -q "^$s	$m	" "$raw" || continue
+    for c in 3 4 5 6; do smoke_check "median of $s $m column $c" "$(med "$s" "$m" "$c")"; done
     printf '%-18s %-12s %8.1f /s %8.2f %8.2f   %6.3f %6.3f %6.3f\n' "$s" "$m" \
       "$(med "$s" "$m" 3)" "$(med "$s" "$m" 4)" "$(med "$s" "$m" 5)" "$(med "$s" "$m" 6)" "$(med "$s" "$m" 7)" "$(med "$s" "$m" 8)"
   done
@@ -383,15 +438,20 @@ profile_run() { # profile_run SETUP MODE
   local ns out created
   setup "$1"
   fresh_namespace
-  kc get --raw "/debug/pprof/profile?seconds=10" >"$tmp/profile.pb.gz" &
+  kc get --raw "/debug/pprof/profile?seconds=$profile_seconds" >"$tmp/profile.pb.gz" &
   local profiler=$!
-  out="$(podload "$ns" "$2" -max 1000000 -duration 10s)"
+  out="$(podload "$ns" "$2" -max 1000000 -duration "${profile_seconds}s")"
   wait "$profiler" || { echo "apiserver.sh: kube-apiserver gave no profile" >&2; exit 1; }
   created="$(jq -r .created <<<"$out")"
   go tool pprof -traces "$tmp/profile.pb.gz" >"$tmp/traces" 2>/dev/null
-  printf '%-18s %-12s %5d created in 10 s | %s\n' "$1" "$2" "$created" \
+  printf '%-18s %-12s %5d created in %d s | %s\n' "$1" "$2" "$created" "$profile_seconds" \
     "$(python3 bench/apiserver_profile.py "$created" <"$tmp/traces")"
   python3 bench/apiserver_profile.py --tsv "$created" <"$tmp/traces" >"$tmp/profile.tsv"
+  if [ "$smoke" = 1 ]; then
+    smoke_check "profile $1 $2 created" "$created"
+    smoke_check "profile $1 $2 kube-apiserver CPU/Pod" "$(tail -1 "$tmp/profile.tsv" | cut -f1)"
+    [ "$1" = none ] || smoke_check "profile $1 $2 webhook client CPU/Pod" "$(tail -1 "$tmp/profile.tsv" | cut -f2)"
+  fi
   head -1 "$tmp/profile.tsv" >"$tmp/profile-columns"
   printf '%s\t%s\t%s\n' "$1" "$2" "$(tail -1 "$tmp/profile.tsv")" >>"$profiles"
   # The next run finds the store as large as this one did.
@@ -401,7 +461,7 @@ if want profile; then
   : >"$profiles"
   profile_setups=("none flat" "null-1 flat" "null-patch flat" "ray-webhook flat" "ray-webhook flat-settled")
   echo
-  echo "kube-apiserver's CPU profile through 10 s of flat-out creations, ms per created Pod"
+  echo "kube-apiserver's CPU profile through $profile_seconds s of flat-out creations, ms per created Pod"
   for ((k = 0; k < rounds; k++)); do
     for ((j = 0; j < ${#profile_setups[@]}; j++)); do
       # shellcheck disable=SC2086
@@ -416,12 +476,14 @@ if want profile; then
     for ((c = 1; c <= columns; c++)); do
       line+="$(printf ' %s %s' "$(cut -f "$c" "$tmp/profile-columns")" \
         "$(awk -F'\t' -v s="$s" -v m="$m" -v c=$((c + 2)) '$1 == s && $2 == m { print $c }' "$profiles" | median)")"
+      smoke_check "profile median of $s $m column $c" \
+        "$(awk -F'\t' -v s="$s" -v m="$m" -v c=$((c + 2)) '$1 == s && $2 == m { print $c }' "$profiles" | median)" "$([ "$c" = 1 ] || echo zero)"
       if [ "$c" -lt "$columns" ]; then line+=","; fi
     done
     echo "$line"
   done
 fi
-want scale || exit 0
+want scale || { smoke_verdict; exit 0; }
 
 # ---- the operator's scale-up through each setup
 release=kuberay-v1.6.2
@@ -448,6 +510,9 @@ scale_run() { # scale_run SETUP: seconds from the scale-up to every worker store
   out="$("$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" \
     -namespace "$ns" -scale rc-scale -to "$workers" -duration 300s)" || { echo "apiserver.sh: $1: $out" >&2; exit 1; }
   printf '%s\t%s\n' "$1" "$(jq -r .seconds <<<"$out")" >>"$tmp/scale"
+  smoke_check "scale $1 seconds" "$(jq -r .seconds <<<"$out")"
+  [ "$smoke" = 0 ] || [ "$(jq -r .workers <<<"$out")" = "$workers" ] ||
+    echo "scale $1: $(jq -r .workers <<<"$out") of $workers workers" >>"$tmp/smoke"
   printf '%-18s %d of %d workers stored in %6.2f s\n' "$1" "$(jq -r .workers <<<"$out")" "$workers" "$(jq -r .seconds <<<"$out")"
   # Its 300 Pods go before the next turn begins.
   kc delete namespace "$ns" --timeout=180s >/dev/null
@@ -468,7 +533,8 @@ echo "medians over $rounds rounds: seconds from the scale-up to $workers workers
 scale_median() { awk -F'\t' -v s="$1" '$1 == s { print $2 }' "$tmp/scale" | median; }
 for s in "${scale_setups[@]}"; do
   printf '%-18s %8.2f s\n' "$s" "$(scale_median "$s")"
+  smoke_check "scale median of $s" "$(scale_median "$s")"
 done
 echo "against none: ray-webhook $(ratio "$(scale_median ray-webhook)" "$(scale_median none)")x the time," \
   "ray-webhook-settled $(ratio "$(scale_median ray-webhook-settled)" "$(scale_median none)")x"
-
+smoke_verdict

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Review latency and peak memory of the real server while it is attacked.
 
-  bench/attack.py --server BIN --certs GENERATE_SH --fixtures DIR [--reviews N]
+  bench/attack.py --server BIN --certs GENERATE_SH --fixtures DIR [--reviews N] [--smoke]
 
 For each row a fresh server starts (so its VmHWM is that attack's alone), the
 attack runs in background threads for as long as the row is measured, and a
@@ -12,9 +12,14 @@ this process (attackers and the measured client) on CPU 1. Prints per row the re
 p50/p99 on the keep-alive connection, the p99 on new connections, the
 server's peak RSS, and how many attack requests or connections were made.
 The attacks are those of tests/server/, whose helpers (server_harness.py) are used.
+--smoke (bench/attack.sh --smoke, for CTest): every row as usual, then exits 1 when a
+figure is missing, not finite (a review answered other than 200 counts as infinite) or
+zero, or an attack made no requests, so that a broken script fails instead of printing
+such rows.
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import resource
@@ -168,6 +173,7 @@ def main():
     parser.add_argument("--certs", required=True)
     parser.add_argument("--fixtures", required=True)
     parser.add_argument("--reviews", type=int, default=2000)
+    parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # PORT:CA, in the measuring process
     args = parser.parse_args()
     st.ARGS = argparse.Namespace(server=args.server, certs=args.certs, fixtures=args.fixtures)
@@ -195,6 +201,7 @@ def main():
     print(f"{'attack':52} {'keep-alive p50':>14} {'p99':>8} {'new-conn p99':>12} {'peak RSS':>9} {'attack':>8}")
     # The server on one CPU, this process (the attack and the measured client) on the other, as in bench/load.sh.
     two = os.cpu_count() >= 2
+    failures = []
     if two:
         os.sched_setaffinity(0, {1})
     for name, start, flags in rows:
@@ -207,7 +214,9 @@ def main():
                 os.sched_setaffinity(0, {0})
             if soft_1024:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
-        server = st.Server(work, "--log-level", "warn", *flags, preexec=preexec)
+        # Under --smoke the server stops at once, not after 5 s of draining, most of a row's time.
+        smoke_flags = ["--drain-delay", "0"] if args.smoke else []
+        server = st.Server(work, "--log-level", "warn", *flags, *smoke_flags, preexec=preexec)
         attack = None
         try:
             attack = start(server)
@@ -223,9 +232,24 @@ def main():
                     c.close()
             server.stop()
         made = attack.count if isinstance(attack, Attack) else len(attack) if isinstance(attack, list) else 0
-        print(f"{name:52} {percentile(times, 50):11.3f} ms {percentile(times, 99):5.2f} ms "
-              f"{percentile(fresh, 99):9.2f} ms {rss:6.1f} MB {made:8}", flush=True)
+        figures = {"keep-alive p50": percentile(times, 50), "keep-alive p99": percentile(times, 99),
+                   "new-conn p99": percentile(fresh, 99), "peak RSS": rss}
+        print(f"{name:52} {figures['keep-alive p50']:11.3f} ms {figures['keep-alive p99']:5.2f} ms "
+              f"{figures['new-conn p99']:9.2f} ms {rss:6.1f} MB {made:8}", flush=True)
+        if args.smoke:
+            for what, value in figures.items():
+                if not (math.isfinite(value) and value > 0):
+                    failures.append(f"{name}: {what} is {value} (a review not answered 200 counts as inf)")
+            if len(times) != args.reviews or len(fresh) != max(10, args.reviews // 10):
+                failures.append(f"{name}: {len(times)} and {len(fresh)} reviews measured")
+            if attack is not None and made == 0:
+                failures.append(f"{name}: the attack made no requests or connections")
+    if args.smoke:
+        for failure in failures:
+            print(f"attack.py: smoke: FAIL: {failure}", file=sys.stderr)
+        print(f"attack.py: smoke: {'ok' if not failures else f'{len(failures)} check(s) failed'}", file=sys.stderr)
+        return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,7 +2,7 @@
 # Instruction profile of the review path with valgrind's callgrind, which counts
 # instructions instead of timing, so it gives the same answer on a busy machine.
 #
-#   bench/callgrind.sh [--build-dir DIR] [--no-build] [--iterations N] [--top N] [--keep DIR] [REGEX]
+#   bench/callgrind.sh [--build-dir DIR] [--no-build] [--iterations N] [--top N] [--keep DIR] [--smoke] [REGEX]
 #
 # Builds review_bench in Release with -g into build-prof/ (its own dir: the flags
 # differ from build-bench/), then for each review_bench benchmark whose name
@@ -15,6 +15,8 @@
 #     their share, names shortened (no argument lists, no paths).
 # --keep DIR keeps the callgrind.out files there for callgrind_annotate or
 # kcachegrind. Needs valgrind (installed with apt-get when missing).
+# --smoke: the whole path at 5 iterations and the top 3, failing when a figure is
+# missing or zero (with --no-build --build-dir DIR: a test of the script, seconds).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -25,6 +27,7 @@ build=true
 iterations=200
 top=15
 keep_dir=""
+smoke=false
 filter='^HandleReview/(mutate|validate)/worker(/iterations:[0-9]+)?$'
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     --iterations) iterations="$2"; shift 2 ;;
     --top) top="$2"; shift 2 ;;
     --keep) keep_dir="$2"; shift 2 ;;
+    --smoke) smoke=true; iterations=5; top=3; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "callgrind.sh: unknown flag $1" >&2; exit 2 ;;
     *) filter="$1"; shift ;;
@@ -49,6 +53,7 @@ out_dir="${keep_dir:-$(mktemp -d)}"
 mkdir -p "$out_dir"
 [ -n "$keep_dir" ] || trap 'rm -rf "$out_dir"' EXIT
 
+[ -x "$build_dir/review_bench" ] || { echo "callgrind.sh: $build_dir/review_bench is missing (run without --no-build)" >&2; exit 1; }
 mapfile -t names < <("$build_dir/review_bench" --iterations="$iterations" --benchmark_list_tests=true \
   --benchmark_filter="$filter" 2>/dev/null)
 [ ${#names[@]} -gt 0 ] || { echo "callgrind.sh: no benchmark matches $filter" >&2; exit 2; }
@@ -81,5 +86,10 @@ for name in "${names[@]}"; do
         if (f in seen) next
         seen[f] = 1
         if (++shown <= top) printf "  %9d  %5.1f%%  %s\n", $1 / n, 100 * $1 / total, f
-      }'  # reads to the end: an early exit would kill the pipeline under pipefail
+      }' | if $smoke; then tee "$file.top"; else cat; fi  # reads to the end: an early exit would kill the pipeline under pipefail
+  if $smoke && [ "$(awk '$1 > 0 && $3 != "" { n++ } END { print n + 0 }' "$file.top")" -ne "$top" ]; then
+    echo "callgrind.sh: --smoke: expected $top functions with a cost for $name; see $file" >&2
+    exit 1
+  fi
 done
+if $smoke; then echo "callgrind.sh: --smoke: ${#names[@]} benchmarks, every figure present"; fi

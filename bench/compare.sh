@@ -4,6 +4,7 @@
 #   bench/compare.sh [--rounds N] [--duration S] [--connections C] [--fixture NAME]
 #                    [--threads N] [--port P] [--headers kube-apiserver|wrk]
 #                    NAME=BINARY[@LEVEL] NAME=BINARY[@LEVEL] ...
+#   bench/compare.sh --smoke [--build-dir DIR] [--no-build] [NAME=BINARY[@LEVEL] ...]
 #
 # Starts every server at once on 127.0.0.1, all pinned to one CPU (wrk on the
 # other, when there are two), each with a throw-away certificate and
@@ -26,6 +27,10 @@
 #
 # It builds nothing: build the binaries first (bench/load.sh builds into
 # build-bench/). Installs wrk and curl when missing.
+#
+# --smoke (for CTest, so that a broken script fails instead of printing blanks): one round of 1 s,
+# no warm-up or drain delay, installs nothing; with no servers given, ceiling_server and ray-webhook at warn and info
+# from --build-dir (build-bench); exits 1 if a figure is missing or zero or a server erred.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -39,6 +44,15 @@ threads=64
 port=18700
 headers=kube-apiserver
 specs=()
+warmup=2
+build_dir=build-bench
+smoke=false
+for a in "$@"; do
+  if [ "$a" = --smoke ]; then
+    smoke=true rounds=1 duration=1 threads=4 warmup=0
+    export BENCH_SMOKE=1
+  fi
+done
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -48,12 +62,18 @@ while [ $# -gt 0 ]; do
     --threads) threads="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --headers) headers="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --no-build|--smoke) shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "compare.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
     *=*) specs+=("$1"); shift ;;
     *) echo "compare.sh: expected NAME=BINARY[@LEVEL], got $1" >&2; exit 2 ;;
   esac
 done
+case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+if $smoke && [ ${#specs[@]} -eq 0 ]; then
+  specs=("ceiling=$build_dir/ceiling_server" "warn=$build_dir/ray-webhook" "info=$build_dir/ray-webhook@info")
+fi
 [ ${#specs[@]} -ge 2 ] || { echo "compare.sh: give at least two NAME=BINARY[@LEVEL] (try --help)" >&2; exit 2; }
 for n in "$rounds" "$duration" "$connections"; do
   [ "$n" -gt 0 ] 2>/dev/null || { echo "compare.sh: --rounds, --duration and --connections take positive numbers" >&2; exit 2; }
@@ -108,6 +128,8 @@ for i in "${!bins[@]}"; do
     # Builds from before the probe port have no --probe-port.
     probe=()
     "${bins[$i]}" --help 2>/dev/null | grep -- --probe-port >/dev/null && probe=(--probe-port 0)
+    # Under --smoke, stop at once, not after 5 s of draining (builds before it have no --drain-delay).
+    $smoke && "${bins[$i]}" serve --help 2>&1 | grep -- --drain-delay >/dev/null && probe+=(--drain-delay 0)
     "${server_pin[@]}" "${bins[$i]}" serve --port "${ports[$i]}" "${probe[@]}" "${tls[@]}" --log-level "${levels[$i]}" \
       >"$tmp/server-$i.log" 2>&1 &
   else
@@ -122,8 +144,14 @@ for i in "${!specs[@]}"; do
     kill -0 "${pids[$i]}" 2>/dev/null || { echo "compare.sh: ${names[$i]} exited:" >&2; tail -5 "$tmp/server-$i.log" >&2; exit 1; }
     sleep 0.1
   done
-  "${wrk_pin[@]}" wrk -t1 -c"$connections" -d2s -s bench/post.lua "https://127.0.0.1:${ports[$i]}/mutate" -- "$body" "$headers" \
-    >/dev/null 2>&1
+  if $smoke; then
+    code="$(curl -sk -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$body" \
+      "https://127.0.0.1:${ports[$i]}/mutate" || true)"
+    [ "$code" = 200 ] || bench_smoke_fail "${names[$i]} answered $code to the fixture"
+  fi
+  [ "$warmup" = 0 ] ||
+    "${wrk_pin[@]}" wrk -t1 -c"$connections" -d"${warmup}s" -s bench/post.lua "https://127.0.0.1:${ports[$i]}/mutate" -- \
+      "$body" "$headers" >/dev/null 2>&1
 done
 
 clk_tck="$(getconf CLK_TCK)"
@@ -147,6 +175,13 @@ for r in $(seq "$rounds"); do
     p99="$(bench_result_field p99_us "$result")"
     us="$(awk -v a="$t0" -v b="$t1" -v n="$q" -v t="$clk_tck" 'BEGIN { printf "%.1f", (n > 0) ? (b - a) / t * 1e6 / n : 0 }')"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$rps" "$us" "$p99" "$r" "$p50" >>"$raw"
+    if $smoke; then
+      for f in rps p50_us p99_us; do bench_smoke_check "${names[$i]} round $r $f" "$(bench_result_field $f "$result")"; done
+      bench_smoke_check "${names[$i]} round $r CPU per request" "$us"
+      for f in connect read write status timeout; do
+        bench_smoke_check "${names[$i]} round $r $f errors (status: not 2xx/3xx)" "$(bench_result_field $f "$result")" zero
+      done
+    fi
     line="$line ${names[$i]}=${rps%.*}/$us"
   done
   echo "$line"
@@ -162,6 +197,9 @@ for i in $(seq 0 $((n - 1))); do
   p99="$(awk -F'\t' -v k="$i" '$1 == k { print $4 / 1000 }' "$raw" | median)"
   hwm="$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/${pids[$i]}/status")"
   printf '%-18s %12.0f %12.1f %10.3f %10.2f %10s\n' "${names[$i]}" "$rps" "$us" "$p50" "$p99" "$hwm"
+  if $smoke; then
+    for f in rps us p50 p99 hwm; do bench_smoke_check "${names[$i]} median $f" "${!f}"; done
+  fi
 done
 
 # Paired by round: each server against the first one in the same round, whose
@@ -180,4 +218,10 @@ for i in $(seq 1 $((n - 1))); do
   turns="$(awk '{ printf "%s%.0f", (NR > 1) ? " " : "", $2 * 100 }' <<<"$ratios")"
   printf '%-16s requests/s %5.1f %%, CPU %5.1f %% (requests/s by round: %s)\n' "${names[$i]}" \
     "$(awk -v x="$rps_share" 'BEGIN { print x * 100 }')" "$(awk -v x="$cpu_share" 'BEGIN { print x * 100 }')" "$turns"
+  if $smoke; then
+    bench_smoke_check "${names[$i]} requests/s against ${names[0]}" "$rps_share"
+    bench_smoke_check "${names[$i]} CPU against ${names[0]}" "$cpu_share"
+    [ "$(wc -w <<<"$turns")" -eq "$rounds" ] || bench_smoke_fail "${names[$i]}: $(wc -w <<<"$turns") paired rounds, want $rounds"
+  fi
 done
+if $smoke; then bench_smoke_done compare.sh; fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The size of ray-webhook's image, beside two images built here for scale:
-#   bench/image-size.sh [ARCHIVE]     (default build/image/ray-webhook-VERSION.oci.tar)
+#   bench/image-size.sh [--smoke] [ARCHIVE]     (default build/image/ray-webhook-VERSION.oci.tar)
 # - controller-runtime-peer (bench/peers) built as a distroless operator image
 #   is built: a static Go binary (CGO_ENABLED=0, -trimpath) on a base that
 #   holds what gcr.io/distroless/static:nonroot holds (the users root, nobody
@@ -12,11 +12,23 @@
 # Prints a table: each image's compressed size (its gzip layers, what a
 # registry stores and a node pulls) and unpacked size (its layers' tar
 # bytes). Needs root, buildah, skopeo and Go (PATH).
+# --smoke: the same run (there is no smaller one), failing when a size, the
+# library count or the binary's --version answer is missing or zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' CMakeLists.txt)"
-archive="${1:-$repo/build/image/ray-webhook-$version.oci.tar}"
+smoke=0
+archive=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) smoke=1; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "image-size.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
+    *) archive="$1"; shift ;;
+  esac
+done
+archive="${archive:-$repo/build/image/ray-webhook-$version.oci.tar}"
 base="$repo/build/image/base/rootfs.tar"
 [ -f "$archive" ] || { echo "no $archive (scripts/image.sh builds it)" >&2; exit 1; }
 [ -f "$base" ] || { echo "no $base (scripts/image.sh builds it)" >&2; exit 1; }
@@ -97,6 +109,7 @@ chroot "$shipped_root" ldd /usr/local/bin/ray-webhook | awk '$2 == "=>" && $3 ~ 
   done
 out="$(chroot --userspec=65532:65532 "$root" /usr/local/bin/ray-webhook --version)"
 echo "ray-webhook on the static base runs: $out" >&2
+[ "$smoke" = 0 ] || [ -n "$out" ] || { echo "image-size.sh: --smoke: ray-webhook --version printed nothing" >&2; exit 1; }
 buildah config --user 65532:65532 --entrypoint '["/usr/local/bin/ray-webhook", "serve", "--cert-dir", "/tmp/k8s-webhook-server/serving-certs"]' "$small"
 buildah umount "$small" >/dev/null
 commit "$small" small
@@ -104,11 +117,18 @@ commit "$small" small
 row() {
   local s
   read -r -a s < <(sizes "$2")
+  if [ "$smoke" = 1 ] && ! { [ "${s[0]:-0}" -gt 0 ] && [ "${s[1]:-0}" -gt 0 ]; } 2>/dev/null; then
+    echo "image-size.sh: --smoke: no size for $1 ($2): '${s[*]}'" >&2
+    exit 1
+  fi
   awk -v n="$1" -v c="${s[0]}" -v u="${s[1]}" -v note="$3" \
     'BEGIN { printf "| %s | %.1f MB | %.1f MB | %s |\n", n, c / 1e6, u / 1e6, note }'
 }
 echo "| image | compressed | unpacked | contents |"
 echo "|---|---:|---:|---|"
-row "ray-webhook $version (shipped)" "$archive" "Debian 12 minbase, the binary, $(tar -tf "$archive" >/dev/null && chroot "$shipped_root" ls /usr/local/lib/ray-webhook | wc -l) bundled libraries"
+bundled="$(tar -tf "$archive" >/dev/null && chroot "$shipped_root" ls /usr/local/lib/ray-webhook | wc -l)"
+[ "$smoke" = 0 ] || [ "${bundled:-0}" -gt 0 ] || { echo "image-size.sh: --smoke: no bundled libraries in $archive" >&2; exit 1; }
+row "ray-webhook $version (shipped)" "$archive" "Debian 12 minbase, the binary, $bundled bundled libraries"
 row "ray-webhook on a distroless-style base" "$work/small.oci.tar" "the binary and every library it loads, passwd, CA certificates, time zones"
 row "controller-runtime peer, distroless-style" "$work/peer.oci.tar" "static Go binary ($(du -b "$work/manager" | cut -f1 | awk '{printf "%.1f MB", $1/1e6}')), passwd, CA certificates, time zones"
+[ "$smoke" = 0 ] || echo "image-size.sh: --smoke: every figure present"

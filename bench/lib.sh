@@ -1,15 +1,22 @@
-# Shared by bench/*.sh (sourced, not run): installing what is missing, and the
-# Release build of ray-webhook, ceiling_server and review_bench.
+# Shared by bench/*.sh (sourced, not run): installing what is missing, the
+# Release build of ray-webhook, ceiling_server and review_bench, and the checks
+# of --smoke (every script's quick run for CTest: BENCH_SMOKE=1).
 
 # bench_install PACKAGE...: the project's own dependencies (scripts/install-deps.sh)
-# plus the given Debian packages, each only when missing.
+# plus the given Debian packages, each only when missing. Under --smoke
+# (BENCH_SMOKE=1) it installs nothing, since a test must not need the network:
+# it fails, naming the packages that are missing.
 bench_install() {
-  bash scripts/install-deps.sh
+  [ -n "${BENCH_SMOKE:-}" ] || bash scripts/install-deps.sh
   local missing=() p
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  if [ -n "${BENCH_SMOKE:-}" ]; then
+    echo "bench: smoke: missing packages: ${missing[*]} (apt-get install them, or run without --smoke)" >&2
+    return 1
+  fi
   local sudo=""
   if [ "$(id -u)" -ne 0 ]; then
     command -v sudo >/dev/null || { echo "bench: need root or sudo to install: ${missing[*]}" >&2; return 1; }
@@ -66,3 +73,43 @@ bench_core_build() {
 # bench_result_field NAME LINE: the value of NAME=... in the RESULT line that
 # bench/post.lua makes wrk print (requests, seconds, rps, p50_us, p99_us, ...).
 bench_result_field() { sed -n "s/.*[ ]$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+
+# --smoke: each script runs its whole path at the smallest size, and checks each
+# figure it prints with bench_smoke_check; bench_smoke_done then exits non-zero
+# if any was wrong, so that a script broken by a renamed flag, a missing binary
+# or an output it no longer parses fails its CTest test instead of printing blanks.
+bench_smoke_failures=0
+
+# bench_smoke_check WHAT VALUE [positive|zero|number]: VALUE must be a number,
+# and above zero (positive, the default: requests/s, latencies, memory) or zero
+# (errors, non-2xx answers); otherwise prints why and counts a failure.
+bench_smoke_check() {
+  local what="$1" value="$2" want="${3:-positive}" ok=true
+  if ! [[ "$value" =~ ^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$ ]]; then
+    ok=false
+  elif [ "$want" = positive ]; then
+    awk -v v="$value" 'BEGIN {exit !(v > 0)}' || ok=false
+  elif [ "$want" = zero ]; then
+    awk -v v="$value" 'BEGIN {exit !(v == 0)}' || ok=false
+  fi
+  if ! $ok; then
+    echo "bench: smoke: FAIL: $what is '${value}', want $( [ "$want" = number ] && echo "a number" || echo "$want")" >&2
+    bench_smoke_failures=$((bench_smoke_failures + 1))
+  fi
+  return 0
+}
+
+# bench_smoke_fail MESSAGE: counts a failure that is not one figure.
+bench_smoke_fail() {
+  echo "bench: smoke: FAIL: $*" >&2
+  bench_smoke_failures=$((bench_smoke_failures + 1))
+}
+
+# bench_smoke_done NAME: at the end of a smoke run, exits 1 after any failure.
+bench_smoke_done() {
+  if [ "$bench_smoke_failures" -gt 0 ]; then
+    echo "$1: smoke: $bench_smoke_failures check(s) failed" >&2
+    exit 1
+  fi
+  echo "$1: smoke: ok" >&2
+}

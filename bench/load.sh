@@ -4,7 +4,7 @@
 #   bench/load.sh [--duration S] [--connections "1 64"] [--repeat N] [--warmup S]
 #                 [--fixture NAME] [--payloads DIR] [--log-levels "warn info"]
 #                 [--threads N] [--wrk-threads N] [--port P] [--max-other PCT]
-#                 [--retries N] [--build-dir DIR] [--no-build] [--keep]
+#                 [--retries N] [--build-dir DIR] [--no-build] [--keep] [--smoke]
 #
 # What it does, on 127.0.0.1 only:
 #   1. installs what is missing with apt-get (scripts/install-deps.sh, plus wrk,
@@ -51,6 +51,9 @@
 # --fixture worker (bench/fixtures/worker.json; --payloads DIR takes NAME.json
 # from DIR instead) --log-levels "warn info" --threads 64 --wrk-threads 1
 # --port 18443 (ceiling; ray-webhook uses the next ports, one per log level) --build-dir build-bench.
+#
+# --smoke (for CTest, so that a broken script fails instead of printing blanks): 1 s at 1
+# connection, no warm-up, no drain delay, --no-build, installs nothing; exits 1 if a figure is missing or zero or a server erred.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -71,6 +74,16 @@ max_other=5
 retries=2
 build=true
 keep=false
+smoke=false
+smoke_serve=()
+for a in "$@"; do
+  if [ "$a" = --smoke ]; then
+    smoke=true build=false duration=1 connections=1 warmup=0 threads=4 retries=0
+    # Stop at once: the 5 s of draining after SIGTERM would be most of the run.
+    smoke_serve=(--drain-delay 0)
+    export BENCH_SMOKE=1
+  fi
+done
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration="$2"; shift 2 ;;
@@ -88,6 +101,7 @@ while [ $# -gt 0 ]; do
     --retries) retries="$2"; shift 2 ;;
     --no-build) build=false; shift ;;
     --keep) keep=true; shift ;;
+    --smoke) shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "load.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -272,7 +286,7 @@ level_port=$((port + 1))
 for level in $log_levels; do
   start_server "ray-webhook/$level" "$level_port" "$tmp/webhook-$level.log" \
     "$webhook_bin" serve --bind 127.0.0.1 --port "$level_port" --probe-port 0 --tls-cert "$tmp/certs/tls.crt" \
-    --tls-key "$tmp/certs/tls.key" --threads "$threads" --log-level "$level"
+    --tls-key "$tmp/certs/tls.key" --threads "$threads" --log-level "$level" "${smoke_serve[@]}"
   level_port=$((level_port + 1))
 done
 max_c=0
@@ -356,4 +370,32 @@ awk -F'\t' -v conn_order="$connections" '
         printf " (median of %d paired runs:%s)\n", split(ratios, tmp_r, " "), signed_list(ratios)
       }
     }
-  }' "$results"
+  }' "$results" >"$tmp/table.txt"
+cat "$tmp/table.txt"
+
+# --- smoke checks ---------------------------------------------------------------------
+if $smoke; then
+  n_levels=$(wc -w <<<"$log_levels")
+  n_conns=$(wc -w <<<"$connections")
+  [ "$(wc -l <"$results")" -eq $(( (n_levels + 1) * n_conns * repeat )) ] ||
+    bench_smoke_fail "$(wc -l <"$results") runs recorded, want $(( (n_levels + 1) * n_conns * repeat ))"
+  rows=0
+  while read -r name c rps p50 p99 errors cpu hwm other; do
+    rows=$((rows + 1))
+    bench_smoke_check "$name c=$c requests/s" "$rps"
+    bench_smoke_check "$name c=$c p50" "$p50"
+    bench_smoke_check "$name c=$c p99" "$p99"
+    bench_smoke_check "$name c=$c errors (incl. non-2xx)" "$errors" zero
+    bench_smoke_check "$name c=$c CPU per request" "$cpu"
+    bench_smoke_check "$name c=$c VmHWM" "$hwm"
+    bench_smoke_check "$name c=$c other CPU" "${other%\%}" number
+  done < <(awk 'NR > 1 && NF == 9' "$tmp/table.txt")
+  [ "$rows" -eq $(( (n_levels + 1) * n_conns )) ] || bench_smoke_fail "$rows table rows, want $(( (n_levels + 1) * n_conns ))"
+  shares="$(grep -c ' of the ceiling in requests/s, [0-9]*% in CPU per request$' "$tmp/table.txt" || true)"
+  [ "$shares" -eq $(( n_levels * n_conns )) ] || bench_smoke_fail "$shares lines of shares of the ceiling, want $(( n_levels * n_conns ))"
+  if grep -qw warn <<<"$log_levels" && grep -qw info <<<"$log_levels"; then
+    paired="$(grep -Ec '^info logging at [0-9]+ connections: [-+][0-9.]+% requests/s against warn, [-+][0-9.]+% CPU per request' "$tmp/table.txt" || true)"
+    [ "$paired" -eq "$n_conns" ] || bench_smoke_fail "$paired lines of info against warn, want $n_conns"
+  fi
+  bench_smoke_done load.sh
+fi

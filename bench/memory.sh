@@ -19,6 +19,8 @@
 #   4. stops the server.
 # Defaults: --sizes "195 2048" --connections "64 16" (one per size, the last
 # repeated) --duration 3 --settle 11 --port 18543 --build-dir build-bench.
+# --smoke (for CTest, so that a broken script fails instead of printing blanks): --sizes "195 256"
+# --connections 4 --duration 1 --settle 1, no drain delay, --no-build, installs nothing; exits 1 if a figure is missing or zero or an answer was not 2xx.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -31,6 +33,15 @@ settle=11
 port=18543
 build_dir=build-bench
 build=true
+smoke=false
+smoke_serve=()
+for a in "$@"; do
+  if [ "$a" = --smoke ]; then
+    smoke=true build=false sizes="195 256" connections=4 duration=1 settle=1
+    smoke_serve=(--drain-delay 0)  # stop at once, not after 5 s of draining
+    export BENCH_SMOKE=1
+  fi
+done
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -40,6 +51,7 @@ while [ $# -gt 0 ]; do
     --port) port="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --no-build) build=false; shift ;;
+    --smoke) shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "memory.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -100,21 +112,40 @@ for kib in $sizes; do
   [ $# -gt 1 ] && shift
   file="$(review_of "$kib")"
   "${server_pin[@]}" "$webhook_bin" serve --bind 127.0.0.1 --port "$port" --probe-port 0 --tls-cert "$tmp/certs/tls.crt" \
-    --tls-key "$tmp/certs/tls.key" --log-level warn >"$tmp/server.log" 2>&1 &
+    --tls-key "$tmp/certs/tls.key" --log-level warn "${smoke_serve[@]}" >"$tmp/server.log" 2>&1 &
   server=$!
   for _ in $(seq 100); do
     curl -sk -o /dev/null "https://127.0.0.1:$port/healthz" && break
     sleep 0.1
   done
+  if $smoke; then
+    code="$(curl -sk -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$file" \
+      "https://127.0.0.1:$port/mutate" || true)"
+    if [ "$code" != 200 ]; then
+      bench_smoke_fail "ray-webhook answered $code to the ${kib} KiB review (server log: $(tail -3 "$tmp/server.log"))"
+      bench_smoke_done memory.sh
+    fi
+  fi
   read -r rps bad < <(drive "$file" "$c")
   sleep 1
   hwm="$(status "$server" VmHWM)"
   rss1="$(status "$server" VmRSS)"
   sleep "$settle"
   rss2="$(status "$server" VmRSS)"
-  read -r wrps _ < <(drive bench/fixtures/worker.json "$c")
+  read -r wrps wbad < <(drive bench/fixtures/worker.json "$c")
   rss3="$(status "$server" VmRSS)"
   kill -TERM "$server"; wait "$server" 2>/dev/null || true; server=""
   printf '%-8s %5s %12s %8s %14s %14s %14s %14s %14s\n' "$(( $(wc -c <"$file") / 1024 ))K" "$c" "$rps" "$bad" \
     "$(mb "$hwm")" "$(mb "$rss1")" "$(mb "$rss2")" "$wrps" "$(mb "$rss3")"
+  if $smoke; then
+    bench_smoke_check "${kib}K requests/s" "$rps"
+    bench_smoke_check "${kib}K non-2xx" "$bad" zero
+    bench_smoke_check "${kib}K VmHWM" "$hwm"
+    bench_smoke_check "${kib}K RSS +1s" "$rss1"
+    bench_smoke_check "${kib}K RSS +$((settle + 1))s" "$rss2"
+    bench_smoke_check "${kib}K worker requests/s" "$wrps"
+    bench_smoke_check "${kib}K worker non-2xx" "$wbad" zero
+    bench_smoke_check "${kib}K RSS after" "$rss3"
+  fi
 done
+if $smoke; then bench_smoke_done memory.sh; fi

@@ -3,7 +3,7 @@
 # ray-webhook at each log level and the bare cpp-httplib ceiling, side by side.
 #
 #   bench/server-callgrind.sh [--requests N] [--log-levels "warn info"] [--fixture NAME]
-#                             [--top N] [--build-dir DIR] [--no-build] [--keep DIR]
+#                             [--top N] [--build-dir DIR] [--no-build] [--keep DIR] [--smoke]
 #
 # For each server: starts it under `valgrind --tool=callgrind` on 127.0.0.1 with a
 # throw-away certificate and 4 threads; sends a warm-up of 20 reviews of the
@@ -23,6 +23,8 @@
 # bench/journal/36-kept-out-startup-at-o2.md.
 # Builds Release into build-bench/ like bench/load.sh; --keep DIR keeps the
 # callgrind.out files for callgrind_annotate. Installs valgrind and curl when missing.
+# --smoke: the whole path at 20 requests, the warn level and the top 3, failing when a
+# figure is missing or zero (with --no-build --build-dir DIR: a test of the script).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -35,6 +37,7 @@ top=12
 build_dir=build-bench
 build=true
 keep_dir=""
+smoke=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --requests) requests="$2"; shift 2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir="$2"; shift 2 ;;
     --no-build) build=false; shift ;;
     --keep) keep_dir="$2"; shift 2 ;;
+    --smoke) smoke=true; requests=20; log_levels=warn; top=3; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "server-callgrind.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -124,6 +128,10 @@ measure() {
   local total
   total="$(awk -F'\t' '$2 == "PROGRAM TOTALS" { if (FILENAME == ARGV[1]) a = $1; else b = $1 } END { print b - a }' \
     "$short.self" "$long.self")"
+  if $smoke && ! [ "${total:-0}" -gt 0 ] 2>/dev/null; then
+    echo "server-callgrind.sh: --smoke: no instructions counted for $name; see $file.log" >&2
+    exit 1
+  fi
   echo
   echo "$name: $((total / requests)) instructions per request ($requests requests)"
   # The difference per function; thread entry frames (clone, start_thread, the
@@ -138,7 +146,11 @@ measure() {
         obj = f; sub(/.*\[/, "", obj); sub(/\]$/, "", obj); sub(/.*\//, "", obj)
         sub(/^[^:]*:/, "", f); sub(/\(.*$/, "", f); sub(/ \[[^]]*\]$/, "", f)
         printf "  %8d  %s  (%s)\n", $1 / n, f, obj
-      }'  # reads to the end: an early exit would fail the pipeline under pipefail
+      }' | if $smoke; then tee "$file.top"; else cat; fi  # reads to the end: an early exit would fail the pipeline under pipefail
+  if $smoke && [ "$(awk '$1 > 0 && $2 != "" { n++ } END { print n + 0 }' "$file.top")" -ne "$top" ]; then
+    echo "server-callgrind.sh: --smoke: expected $top functions with a cost for $name; see $file" >&2
+    exit 1
+  fi
 }
 
 port=18600
@@ -147,3 +159,4 @@ for level in $log_levels; do
   port=$((port + 1))
 done
 measure ceiling "$port" "$build_dir/ceiling_server" --port "$port" "${tls[@]}" --body "$tmp/answer.json"
+if $smoke; then echo "server-callgrind.sh: --smoke: every figure present"; fi

@@ -20,8 +20,9 @@ if [ "${1:-}" = "--test" ]; then
   # clang: the lock analysis (scripts/check-thread-safety.sh).
   # prometheus: its promtool checks the chart's alerting rules (tests/alerts/).
   # iptables, conntrack: kube-proxy's rules in the end-to-end cluster; python3-venv: Ray's environment.
+  # libbenchmark-dev, wrk, nginx-light, valgrind: every bench/ script runs in its --smoke mode (bench/CMakeLists.txt).
   packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3 clang-format clang
-    prometheus iptables conntrack python3-venv python3-pytest)
+    prometheus iptables conntrack python3-venv python3-pytest libbenchmark-dev wrk nginx-light valgrind)
 fi
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)

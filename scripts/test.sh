@@ -7,11 +7,13 @@
 #  2. a build with AddressSanitizer and UBSan, and the unit, integration and
 #     replay tests under it, and the server's shutdown and edge cases;
 #  3. the libFuzzer targets for 60 seconds (FUZZ_SECONDS to change), then the
-#     container image (scripts/image.sh) and its checks (tests/image/);
+#     container image (scripts/image.sh) and its checks (tests/image/), and the
+#     --smoke runs of bench/image-size.sh and bench/peers.sh;
 #  4. the end-to-end suite on a whole cluster (kube-apiserver, etcd, the
 #     controllers, the scheduler, KWOK, CoreDNS) and KubeRay operators: the Go
 #     suite, whose framework brings the cluster up, with ray-webhook run from
 #     the image (scripts/e2e.sh; needs root for its network namespace). Its Go builds start right after the first build.
+#     Then bench/apiserver.sh --smoke on a control plane of its own.
 # `scripts/test.sh --quick` runs step 1 only. Ends with one "N passed, N failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,6 +80,11 @@ if [ "${1:-}" != "--quick" ]; then
     [ -n "$n" ] || { echo "tests/image/$check.sh failed"; exit 1; }
     total=$((total + n))
   done
+  # The bench/ scripts CTest cannot run, in their --smoke mode (bench/CMakeLists.txt runs the others).
+  phase "the image's size beside the Go peer's, and the server against its peers (bench/ --smoke)"
+  bash bench/image-size.sh --smoke "build/image/ray-webhook-$version.oci.tar"
+  bash bench/peers.sh --smoke --no-build --build-dir build
+  total=$((total + 2))
 
   phase "end to end: a real cluster and KubeRay operators built from Go modules (scripts/e2e.sh)"
   wait "$go_build_pid" || { cat "$go_build_log"; echo "scripts/e2e.sh --build failed"; exit 1; }
@@ -86,6 +93,9 @@ if [ "${1:-}" != "--quick" ]; then
   E2E_IMAGE="build/image/ray-webhook-$version.oci.tar" E2E_GO_P="${E2E_GO_P:-2}" bash scripts/e2e.sh | tee "$log"
   n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
   total=$((total + ${n:-0}))
+  phase "bench/apiserver.sh --smoke: what a webhook adds to a Pod creation, on a control plane of its own"
+  bash bench/apiserver.sh --smoke --no-build --build-dir build
+  total=$((total + 1))
 fi
 phase "done"
 echo "scripts/test.sh: $total passed, 0 failed"
