@@ -61,8 +61,9 @@
 # the medians.
 #
 # --parts names which of the three (runs, profile, scale) to take; all by default.
-# --smoke: the whole path at its smallest (50 Pods a run, 1 round, 2-second profiles,
-# 2 workers, the peers built into a temporary dir),
+# --smoke: the whole path at its smallest (50 Pods a run, 1 round, 2-second profiles of
+# none and ray-webhook, 2 workers scaled through the three setups the summary compares,
+# the peers built into a temporary dir),
 # failing when a figure is missing or zero.
 #
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md); builds
@@ -460,6 +461,8 @@ profile_run() { # profile_run SETUP MODE
 if want profile; then
   : >"$profiles"
   profile_setups=("none flat" "null-1 flat" "null-patch flat" "ray-webhook flat" "ray-webhook flat-settled")
+  # --smoke: each setup's own code has run above; here one without a webhook and one with is the whole path.
+  [ "$smoke" = 0 ] || profile_setups=("none flat" "ray-webhook flat")
   echo
   echo "kube-apiserver's CPU profile through $profile_seconds s of flat-out creations, ms per created Pod"
   for ((k = 0; k < rounds; k++)); do
@@ -520,6 +523,8 @@ scale_run() { # scale_run SETUP: seconds from the scale-up to every worker store
 : >"$tmp/scale"
 # (not null-patch: its patch is for podload's Pod, and these workers need none from ray-webhook)
 scale_setups=(ray-webhook ray-webhook-settled ray-webhook-2 null-1 none)
+# --smoke: the three that the last line compares.
+[ "$smoke" = 0 ] || scale_setups=(ray-webhook ray-webhook-settled none)
 echo
 echo "KubeRay $release scaling one worker group from 0 to $workers"
 for ((k = 0; k < rounds; k++)); do
