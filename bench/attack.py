@@ -18,11 +18,13 @@ zero, or an attack made no requests, so that a broken script fails instead of pr
 such rows.
 """
 import argparse
+import atexit
 import json
 import math
 import os
 import subprocess
 import resource
+import shutil
 import socket
 import ssl
 import sys
@@ -182,6 +184,8 @@ def main():
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
     work = tempfile.mkdtemp(prefix="ray-webhook-attack-")
+    # CTest runs this on every test run (--smoke): its certificates and logs go with it.
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
     st.make_certs(os.path.join(work, "certs"))
 
     rows = [
