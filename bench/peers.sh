@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --fixture) fixture="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
-    --smoke) smoke=1; rounds=1; duration=1; shift ;;
+    --smoke) smoke=1; rounds=1; duration=1; export BENCH_SMOKE=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "peers.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -82,18 +82,13 @@ echo "  1 connection:   ray-webhook p50 / nginx p50 ${t_p50}x (target <= 1.2)"
 echo "  peak RSS under load: ray-webhook $t_rss MB (target <= 16)"
 if [ "$smoke" = 1 ]; then
   # Every server's medians in every run, and every target, a number above zero.
-  bad=""
   for f in "$out/64-kube-apiserver" "$out/1-kube-apiserver" "$out/64-wrk"; do
     for s in ray-webhook controller-runtime stdlib nginx; do
-      for k in 2 3 4 5 6; do
-        v="$(field "$f" "$s" "$k")"
-        awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }' || bad="$bad ${f##*/}:$s:column$k='$v'"
-      done
+      for k in 2 3 4 5 6; do bench_smoke_check "${f##*/} $s column $k" "$(field "$f" "$s" "$k")"; done
     done
   done
   for v in "cr=$t_cr" "nginx=$t_nginx" "p99=$t_p99" "p50=$t_p50" "rss=$t_rss"; do
-    awk -v v="${v#*=}" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }' || bad="$bad target:$v"
+    bench_smoke_check "target ${v%%=*}" "${v#*=}"
   done
-  [ -z "$bad" ] || { echo "peers.sh: --smoke: missing or zero figures:$bad" >&2; exit 1; }
-  echo "peers.sh: --smoke: every figure present"
+  bench_smoke_done peers.sh
 fi
