@@ -96,10 +96,30 @@ HeadPodList ParsePodList(std::string_view body) {
   return pods;
 }
 
+namespace {
+
+// Where a call goes and the headers every call sends.
+struct Request {
+  HttpsTarget target;
+  HttpHeaders headers;
+};
+
+}  // namespace
+
 struct KubeApiClient::Impl {
   explicit Impl(KubeApiConfig c) : config(std::move(c)), token(config.token_file) {}
   KubeApiConfig config;
   TokenFile token;
+
+  Result<Request> Prepare() {
+    Result<std::string> bearer = token.Read();
+    if (!bearer.ok()) return bearer.status();
+    const std::optional<HttpsTarget> target = ParseHttpsUrl(config.server);
+    if (!target) return Status::Error("the Kubernetes API address " + config.server + " is not usable");
+    Request r{*target, {{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}}};
+    if (!bearer->empty()) r.headers.emplace_back("Authorization", "Bearer " + *bearer);
+    return r;
+  }
 };
 
 KubeApiClient::KubeApiClient(KubeApiConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
@@ -117,17 +137,30 @@ Result<KubeApiClient::Answer> KubeApiClient::Send(std::string_view method, std::
                                                   std::chrono::milliseconds deadline, std::size_t max_answer_bytes) {
   const KubeApiConfig& c = impl_->config;
   const auto until = std::chrono::steady_clock::now() + deadline;
-  Result<std::string> token = impl_->token.Read();
-  if (!token.ok()) return token.status();
-  const std::optional<HttpsTarget> target = ParseHttpsUrl(c.server);
-  if (!target) return Status::Error("the Kubernetes API address " + c.server + " is not usable");
-  HttpHeaders headers{{"Accept", "application/json"}, {"User-Agent", "ray-webhook"}};
-  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
-  if (!content_type.empty()) headers.emplace_back("Content-Type", std::string(content_type));
-  Result<HttpsAnswer> answer = HttpsRequest(*target, method, path, headers, body, c.ca_file, until, max_answer_bytes);
+  Result<Request> request = impl_->Prepare();
+  if (!request.ok()) return request.status();
+  if (!content_type.empty()) request->headers.emplace_back("Content-Type", std::string(content_type));
+  Result<HttpsAnswer> answer =
+      HttpsRequest(request->target, method, path, request->headers, body, c.ca_file, until, max_answer_bytes);
   if (!answer.ok())
     return Status::Error("no answer from the Kubernetes API at " + c.server + " (" + answer.error() + ")");
   return Answer{answer->status, std::move(answer->body)};
+}
+
+StreamEnd KubeApiClient::Stream(std::string_view path, const StreamLimits& limits, const StreamLineSink& on_line,
+                                const std::function<bool()>& stop) {
+  Result<Request> request = impl_->Prepare();
+  if (!request.ok()) {
+    StreamEnd end;
+    end.reason = request.error();
+    return end;
+  }
+  StreamEnd end =
+      HttpsStreamLines(request->target, path, request->headers, impl_->config.ca_file, limits, on_line, stop);
+  if (end.how == StreamEnd::How::kBroken) {
+    end.reason = "no answer from the Kubernetes API at " + impl_->config.server + " (" + end.reason + ")";
+  }
+  return end;
 }
 
 HeadPodList KubeApiClient::ListHeadPods(std::string_view namespace_name, std::string_view cluster,

@@ -1,8 +1,8 @@
-// mock-kube-api: a stand-in for kube-apiserver's pods list, for tests of
-// KubeApiClient.
+// mock-kube-api: a stand-in for kube-apiserver's pods list, its chunked lists
+// and its watches, for tests of KubeApiClient, the audit and ListWatch.
 //
 //   mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN (--pods FILE | --objects FILE)...
-//                 [--log FILE] [--bind ADDR]
+//                 [--watch-script FILE] [--log FILE] [--bind ADDR]
 //
 // Serves HTTPS on ADDR:N (127.0.0.1 unless --bind says otherwise, e.g. ::1) and prints "listening" on stdout once the
 // port is bound. One route, GET /api/v1/namespaces/NS/pods, answered like kube-apiserver:
@@ -25,9 +25,17 @@
 // "key in (a,b)" terms, `limit` items at a time with metadata.continue (an
 // offset), items without kind and apiVersion as the API sends them; an
 // "unserved" resource is 404 NotFound (its CRD is not installed), and a
-// continue token that is not one is 410 Expired.
+// continue token that is not one is 410 Expired. Each list's
+// metadata.resourceVersion is 12345, or the version of the last object a
+// watch script applied.
+// With --watch-script FILE, a GET of those collections with watch=1 (or true)
+// is a watch, played from the script (tests/tools/mock_kube_watch.h): its
+// events as newline-delimited JSON over chunked transfer, changes to the
+// objects made while no watch runs, garbage and over-long lines, pauses,
+// hangs, a status such as 410 instead of a stream, and the stream's end.
 // Any other path is 404. Each request appends one line to the --log FILE:
-//   METHOD PATH selector=DECODED_SELECTOR auth=ok|bad
+//   METHOD PATH selector=DECODED_SELECTOR auth=ok|bad[ watch=1 resourceVersion=RV]
+// (the last two for a watch only).
 // SIGTERM or SIGINT stops the server (sleeping requests wake up) and exits 0.
 #include <httplib.h>
 #include <netinet/in.h>
@@ -51,6 +59,8 @@
 #include <thread>
 #include <vector>
 
+#include "mock_kube_watch.h"
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -67,6 +77,7 @@ struct Options {
   std::string token;
   std::string pods;
   std::string objects;
+  std::string watch_script;
   std::string log;
   std::string bind = "127.0.0.1";
 };
@@ -74,14 +85,15 @@ struct Options {
 void Usage() {
   std::cerr
       << "usage: mock-kube-api --port N --tls-cert FILE --tls-key FILE --token TOKEN (--pods FILE | --objects FILE) "
-         "[--log FILE]\n";
+         "[--watch-script FILE] [--log FILE] [--bind ADDR]\n";
 }
 
 std::optional<Options> ParseArgs(int argc, char** argv) {
   Options o;
-  std::map<std::string, std::string*> strings = {
-      {"--tls-cert", &o.tls_cert}, {"--tls-key", &o.tls_key}, {"--token", &o.token}, {"--pods", &o.pods},
-      {"--objects", &o.objects},   {"--log", &o.log},         {"--bind", &o.bind}};
+  std::map<std::string, std::string*> strings = {{"--tls-cert", &o.tls_cert}, {"--tls-key", &o.tls_key},
+                                                 {"--token", &o.token},       {"--pods", &o.pods},
+                                                 {"--objects", &o.objects},   {"--log", &o.log},
+                                                 {"--bind", &o.bind},         {"--watch-script", &o.watch_script}};
   std::string port;
   strings["--port"] = &port;
   for (int i = 1; i < argc; ++i) {
@@ -194,10 +206,11 @@ void RaiseBacklog(int port) {
 
 class MockKubeApi {
  public:
-  MockKubeApi(Options options, Json pods, Json objects)
+  MockKubeApi(Options options, Json pods, Json objects, Json watch_script)
       : options_(std::move(options)),
         pods_(std::move(pods)),
         objects_(std::move(objects)),
+        watches_(std::move(watch_script)),
         server_(options_.tls_cert.c_str(), options_.tls_key.c_str()) {}
 
   bool Start(std::string* error) {
@@ -269,6 +282,47 @@ class MockKubeApi {
     return values;
   }
 
+  static bool IsWatch(const httplib::Request& req) {
+    const std::vector<std::string> watch = QueryValues(req, "watch");
+    return !watch.empty() && (watch.front() == "1" || watch.front() == "true");
+  }
+
+  // A watch script's change to the objects: ADDED and MODIFIED replace the
+  // object of that kind, namespace and name, DELETED removes it.
+  void Apply(const std::string& type, const Json& object) {
+    const Json meta = object.value("metadata", Json::object());
+    auto same = [&](const Json& item) {
+      const Json m = item.value("metadata", Json::object());
+      return item.value("kind", "") == object.value("kind", "") &&
+             m.value("namespace", "") == meta.value("namespace", "") && m.value("name", "") == meta.value("name", "");
+    };
+    std::lock_guard<std::mutex> lock(objects_mutex_);
+    if (!objects_.is_object()) return;
+    Json& items = objects_["items"];
+    if (!items.is_array()) items = Json::array();
+    for (auto it = items.begin(); it != items.end(); ++it) {
+      if (same(*it)) {
+        items.erase(it);
+        break;
+      }
+    }
+    if (type != "DELETED") items.push_back(object);
+    if (meta.contains("resourceVersion") && meta["resourceVersion"].is_string()) {
+      list_version_ = meta["resourceVersion"].get<std::string>();
+    }
+  }
+
+  void Watch(httplib::Response& res) {
+    mock_kube_api::WatchScript::Hooks hooks;
+    hooks.hang = [this](long long ms) { return Hang(ms); };
+    hooks.apply = [this](const std::string& type, const Json& object) { Apply(type, object); };
+    hooks.set_status = [](httplib::Response& r, int code) {
+      SetStatus(r, code,
+                code == 410 ? "too old resource version: 1 (100)" : "mock-kube-api: status " + std::to_string(code));
+    };
+    watches_.Answer(res, hooks);
+  }
+
   bool Authorized(const httplib::Request& req) const {
     return req.get_header_value_count("Authorization") == 1 &&
            req.get_header_value("Authorization") == "Bearer " + options_.token;
@@ -278,9 +332,14 @@ class MockKubeApi {
     if (!log_.is_open()) return;
     const std::vector<std::string> selectors = QueryValues(req, "labelSelector");
     const std::string selector = selectors.empty() ? "" : selectors.front();
+    std::string watch;
+    if (IsWatch(req)) {
+      const std::vector<std::string> versions = QueryValues(req, "resourceVersion");
+      watch = " watch=1 resourceVersion=" + (versions.empty() ? std::string() : versions.front());
+    }
     std::lock_guard<std::mutex> lock(log_mutex_);
     log_ << req.method << ' ' << req.path << " selector=" << selector << " auth=" << (Authorized(req) ? "ok" : "bad")
-         << std::endl;
+         << watch << std::endl;
   }
 
   // Sleeps up to ms; false when the server is stopping.
@@ -425,7 +484,18 @@ class MockKubeApi {
       SetStatus(res, 401, "Unauthorized");
       return;
     }
-    if (auto unserved = objects_.find("unserved"); unserved != objects_.end() && unserved->is_array()) {
+    if (IsWatch(req) && !options_.watch_script.empty()) {
+      Watch(res);
+      return;
+    }
+    Json objects;
+    std::string list_version;
+    {
+      std::lock_guard<std::mutex> lock(objects_mutex_);
+      objects = objects_;
+      list_version = list_version_;
+    }
+    if (auto unserved = objects.find("unserved"); unserved != objects.end() && unserved->is_array()) {
       for (const Json& u : *unserved) {
         if (u == resource) {
           SetStatus(res, 404, "the server could not find the requested resource");
@@ -455,7 +525,7 @@ class MockKubeApi {
       return;
     }
     Json matching = Json::array();
-    for (const Json& item : objects_.value("items", Json::array())) {
+    for (const Json& item : objects.value("items", Json::array())) {
       if (item.value("kind", "") != kind) continue;
       const Json& meta = item.contains("metadata") ? item["metadata"] : Json::object();
       if (!ns.empty() && meta.value("namespace", "") != ns) continue;
@@ -472,7 +542,7 @@ class MockKubeApi {
     Json list;
     list["kind"] = kind + "List";
     list["apiVersion"] = api_version;
-    list["metadata"] = {{"resourceVersion", "12345"}};
+    list["metadata"] = {{"resourceVersion", list_version}};
     if (offset + page.size() < matching.size()) {
       list["metadata"]["continue"] = "offset-" + std::to_string(offset + page.size());
       list["metadata"]["remainingItemCount"] = matching.size() - offset - page.size();
@@ -531,7 +601,10 @@ class MockKubeApi {
 
   Options options_;
   Json pods_;
-  Json objects_;  // null without --objects
+  std::mutex objects_mutex_;
+  Json objects_;  // null without --objects; a watch script changes it
+  std::string list_version_ = "12345";
+  mock_kube_api::WatchScript watches_;
   httplib::SSLServer server_;
   std::mutex log_mutex_;
   std::ofstream log_;
@@ -571,6 +644,9 @@ int main(int argc, char** argv) {
   if (!pods) return 2;
   std::optional<Json> objects = options->objects.empty() ? std::optional<Json>(Json()) : LoadPods(options->objects);
   if (!objects) return 2;
+  std::optional<Json> watch_script =
+      options->watch_script.empty() ? std::optional<Json>(Json()) : LoadPods(options->watch_script);
+  if (!watch_script) return 2;
 
   // Block the stop signals before any thread starts, so that only the waiter
   // below receives them; ignore SIGPIPE from clients that hang up.
@@ -581,7 +657,7 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  MockKubeApi mock(std::move(*options), std::move(*pods), std::move(*objects));
+  MockKubeApi mock(std::move(*options), std::move(*pods), std::move(*objects), std::move(*watch_script));
   std::string error;
   if (!mock.Start(&error)) {
     std::cerr << "mock-kube-api: " << error << "\n";

@@ -1,7 +1,8 @@
 // KubeApiClient: the Kubernetes API calls of ray-webhook: listing the head
 // Pods of a RayCluster (every head review), any GET (the audit's lists,
-// ListPages in paged_list.h), and any other call with a body (the audit's
-// policy reports, ReportWriter).
+// ListPages in paged_list.h), a streamed GET (a watch, ListThenWatch in
+// list_watch.h), and any other call with a body (the audit's policy reports,
+// ReportWriter).
 //
 // Contract: GET /api/v1/namespaces/NS/pods?labelSelector=ray.io/cluster=C,ray.io/node-type=head
 // over HTTPS with TLS verification always on (the configured CA, read anew
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "ray_webhook/core/model/head_pods.h"
+#include "ray_webhook/kube/https_stream.h"
 
 namespace ray_webhook {
 
@@ -61,6 +64,12 @@ class KubeApiClient {
   // METHOD of path with BODY of CONTENT_TYPE (none when empty), as Get.
   Result<Answer> Send(std::string_view method, std::string_view path, std::string_view content_type,
                       std::string_view body, std::chrono::milliseconds deadline, std::size_t max_answer_bytes);
+  // A GET of path whose answer is handed on line by line (HttpsStreamLines):
+  // the same server, CA and token as Get; the limits are the caller's, since
+  // a watch outlives any single call's timeout. A token that cannot be read
+  // or a server address that is not usable is kBroken.
+  StreamEnd Stream(std::string_view path, const StreamLimits& limits, const StreamLineSink& on_line,
+                   const std::function<bool()>& stop = {});
 
   const KubeApiConfig& config() const;
 

@@ -1,0 +1,57 @@
+#include "mock_kube_watch.h"
+
+#include <memory>
+#include <string>
+
+namespace mock_kube_api {
+
+Json WatchScript::NextWatch() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const Json& watches = script_.is_object() && script_.contains("watches") ? script_["watches"] : Json::array();
+  if (!watches.is_array() || next_ >= watches.size()) return Json::array({{{"hang", true}}});
+  return watches[next_++];
+}
+
+void WatchScript::Answer(httplib::Response& res, const Hooks& hooks) {
+  auto steps = std::make_shared<Json>(NextWatch());
+  if (!steps->is_array()) *steps = Json::array();
+  if (!steps->empty() && steps->front().is_object() && steps->front().contains("status")) {
+    hooks.set_status(res, steps->front()["status"].get<int>());
+    return;
+  }
+  auto at = std::make_shared<std::size_t>(0);
+  res.status = 200;
+  res.set_chunked_content_provider("application/json", [steps, at, hooks](std::size_t, httplib::DataSink& sink) {
+    if (*at >= steps->size()) {
+      sink.done();
+      return true;
+    }
+    const Json step = (*steps)[(*at)++];
+    if (!step.is_object()) return true;
+    auto write = [&](const std::string& line) {
+      // Two chunks, split mid-line: a client must join lines across chunks.
+      const std::size_t half = line.size() / 2;
+      return sink.write(line.data(), half) && sink.write(line.data() + half, line.size() - half);
+    };
+    if (step.contains("type") && step.contains("object")) {
+      const std::string type = step["type"].get<std::string>();
+      if (type == "ADDED" || type == "MODIFIED" || type == "DELETED") hooks.apply(type, step["object"]);
+      return write(Json{{"type", type}, {"object", step["object"]}}.dump() + "\n");
+    }
+    if (step.contains("apply")) {
+      hooks.apply(step["apply"]["type"].get<std::string>(), step["apply"]["object"]);
+      return true;
+    }
+    if (step.contains("raw")) return write(step["raw"].get<std::string>() + "\n");
+    if (step.contains("long_line")) return write(std::string(step["long_line"].get<std::size_t>(), 'x') + "\n");
+    if (step.contains("sleep_ms")) return hooks.hang(step["sleep_ms"].get<long long>());
+    if (step.contains("hang")) {
+      while (hooks.hang(100)) {
+      }
+      return false;
+    }
+    return true;
+  });
+}
+
+}  // namespace mock_kube_api

@@ -1,0 +1,56 @@
+// WatchScript: the watches of mock-kube-api, played from a script the test
+// writes, so that a test of a watch client decides each watch's events,
+// failures and end.
+//
+// Contract: the script is {"watches": [WATCH, ...]}; the n-th watch request
+// (any collection) plays the n-th WATCH, a list of steps in order:
+//   {"type": T, "object": O}   one event line, written in two chunks (split
+//                              mid-line), and applied to the mock's objects
+//                              (ADDED/MODIFIED replace, DELETED removes) so
+//                              that a later list sees it; BOOKMARK and ERROR
+//                              are written only
+//   {"apply": {"type": T, "object": O}}  applied, not written: a change made
+//                              while no watch ran
+//   {"raw": "TEXT"}            TEXT and a newline, as is (garbage)
+//   {"long_line": N}           a line of N bytes
+//   {"sleep_ms": N}            a pause
+//   {"hang": true}             no more bytes until the mock stops
+//   {"status": CODE}           (first step only) the answer is CODE with a
+//                              metav1.Status body, not a stream
+// After its last step a watch ends, as timeoutSeconds ends one. A watch past
+// the script's last hangs. Thread-safe.
+#pragma once
+
+#include <httplib.h>
+
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+namespace mock_kube_api {
+
+using Json = nlohmann::ordered_json;
+
+class WatchScript {
+ public:
+  explicit WatchScript(Json script) : script_(std::move(script)) {}
+
+  // hang(ms): sleeps up to ms, false once the mock is stopping. apply(type,
+  // object): changes the mock's objects. set_status(res, code): a Status answer.
+  struct Hooks {
+    std::function<bool(long long ms)> hang;
+    std::function<void(const std::string& type, const Json& object)> apply;
+    std::function<void(httplib::Response& res, int code)> set_status;
+  };
+  void Answer(httplib::Response& res, const Hooks& hooks);
+
+ private:
+  Json NextWatch();
+
+  std::mutex mutex_;
+  Json script_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace mock_kube_api
