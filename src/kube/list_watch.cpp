@@ -46,7 +46,8 @@ struct ListWatch::Impl {
   const ListWatchOptions options;
   WatchSink& sink;
   WatchEventReader reader;
-  std::string resource_version;  // only Run's thread writes it; stats_ holds the copy others read
+  std::string resource_version;  // only Run's thread writes it; stats holds the copy others read
+  std::uint64_t delivered = 0;   // events the last watch handed on
   milliseconds backoff;
   std::mt19937 random{std::random_device{}()};
   mutable Mutex mutex;
@@ -151,7 +152,7 @@ struct ListWatch::Impl {
     limits.stop_check = options.stop_check;
     Count([](ListWatchStats& s) { ++s.watches; });
 
-    std::uint64_t delivered = 0;
+    delivered = 0;
     bool expired = false;
     std::optional<ListWatchProblem> bad;
     const StreamLineSink on_line = [&](std::string_view line) -> Status {
@@ -235,8 +236,8 @@ struct ListWatch::Impl {
         case WatchEnd::kAgain: break;
         case WatchEnd::kRelist:
           listed = false;
-          // A version gone at once after a list calls for a wait, not another list at once.
-          if (just_listed && !BackOff(stop)) return;
+          // A list whose version is gone before one event came calls for a wait, not another list at once.
+          if (just_listed && delivered == 0 && !BackOff(stop)) return;
           break;
         case WatchEnd::kBackOff:
           if (!BackOff(stop)) return;

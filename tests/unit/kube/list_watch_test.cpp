@@ -256,6 +256,18 @@ TEST_F(ListWatchTest, AnExpiredErrorEventListsAgainAndTheListDropsWhatWasDeleted
   EXPECT_EQ(WatchVersions(), (std::vector<std::string>{"12345", "50"}));
 }
 
+TEST_F(ListWatchTest, AVersionGoneRightAfterItsListIsListedAgainOnlyAfterAWait) {
+  StartMock({Pod("a", "10")}, {{Expired()}, {Expired()}, {kHang}});
+  ListWatchOptions options = Options();
+  options.initial_backoff = 300ms;
+  options.max_backoff = 1s;
+  const Clock::time_point started = Clock::now();
+  RunWatch(options);
+  ASSERT_TRUE(Eventually([&] { return watch_->stats().lists == 3; }));
+  EXPECT_GE(Clock::now() - started, 300ms + 600ms - 20ms);  // jitter only adds
+  EXPECT_EQ(watch_->stats().count(ListWatchProblem::kExpired), 2u);
+}
+
 TEST_F(ListWatchTest, AnHttp410ListsAgain) {
   StartMock(
       {Pod("a", "10"), Pod("b", "11")},
@@ -309,6 +321,17 @@ TEST_F(ListWatchTest, GarbageAndOverlongLinesAreCountedAndTheWatchStartsAgain) {
   EXPECT_EQ(sink_.problems().size(), 2u) << "each kind is told as new once";
   EXPECT_EQ(sink_.seen().back(), "ADDED ok");
   EXPECT_EQ(WatchVersions().back(), "12345");  // no bad line moved the version
+}
+
+TEST_F(ListWatchTest, AWatchThatFallsSilentIsGivenUpAndStartedAgain) {
+  StartMock({Pod("a", "10")}, {{Event("ADDED", Pod("b", "80")), {{"sleep_ms", 100}}, kHang}});
+  ListWatchOptions options = Options();
+  options.idle_timeout = 400ms;
+  RunWatch(options);
+  ASSERT_TRUE(Eventually([&] { return watch_->stats().watches >= 2; }));
+  EXPECT_GE(watch_->stats().count(ListWatchProblem::kWatchIdle), 1u);
+  EXPECT_EQ(WatchVersions().at(1), "80");
+  EXPECT_EQ(watch_->stats().lists, 1u);
 }
 
 TEST_F(ListWatchTest, StopEndsAHangingWatchAndABackoffPromptly) {
