@@ -287,35 +287,13 @@ class MockKubeApi {
     return !watch.empty() && (watch.front() == "1" || watch.front() == "true");
   }
 
-  // A watch script's change to the objects: ADDED and MODIFIED replace the
-  // object of that kind, namespace and name, DELETED removes it.
-  void Apply(const std::string& type, const Json& object) {
-    const Json meta = object.value("metadata", Json::object());
-    auto same = [&](const Json& item) {
-      const Json m = item.value("metadata", Json::object());
-      return item.value("kind", "") == object.value("kind", "") &&
-             m.value("namespace", "") == meta.value("namespace", "") && m.value("name", "") == meta.value("name", "");
-    };
-    std::lock_guard<std::mutex> lock(objects_mutex_);
-    if (!objects_.is_object()) return;
-    Json& items = objects_["items"];
-    if (!items.is_array()) items = Json::array();
-    for (auto it = items.begin(); it != items.end(); ++it) {
-      if (same(*it)) {
-        items.erase(it);
-        break;
-      }
-    }
-    if (type != "DELETED") items.push_back(object);
-    if (meta.contains("resourceVersion") && meta["resourceVersion"].is_string()) {
-      list_version_ = meta["resourceVersion"].get<std::string>();
-    }
-  }
-
   void Watch(httplib::Response& res) {
     mock_kube_api::WatchScript::Hooks hooks;
     hooks.hang = [this](long long ms) { return Hang(ms); };
-    hooks.apply = [this](const std::string& type, const Json& object) { Apply(type, object); };
+    hooks.apply = [this](const std::string& type, const Json& object) {
+      std::lock_guard<std::mutex> lock(objects_mutex_);
+      mock_kube_api::ApplyChange(type, object, &objects_, &list_version_);
+    };
     hooks.set_status = [](httplib::Response& r, int code) {
       SetStatus(r, code,
                 code == 410 ? "too old resource version: 1 (100)" : "mock-kube-api: status " + std::to_string(code));

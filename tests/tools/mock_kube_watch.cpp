@@ -5,6 +5,28 @@
 
 namespace mock_kube_api {
 
+void ApplyChange(const std::string& type, const Json& object, Json* objects, std::string* list_version) {
+  if (!objects->is_object()) return;
+  const Json meta = object.value("metadata", Json::object());
+  auto same = [&](const Json& item) {
+    const Json m = item.value("metadata", Json::object());
+    return item.value("kind", "") == object.value("kind", "") &&
+           m.value("namespace", "") == meta.value("namespace", "") && m.value("name", "") == meta.value("name", "");
+  };
+  Json& items = (*objects)["items"];
+  if (!items.is_array()) items = Json::array();
+  for (auto it = items.begin(); it != items.end(); ++it) {
+    if (same(*it)) {
+      items.erase(it);
+      break;
+    }
+  }
+  if (type != "DELETED") items.push_back(object);
+  if (meta.contains("resourceVersion") && meta["resourceVersion"].is_string()) {
+    *list_version = meta["resourceVersion"].get<std::string>();
+  }
+}
+
 Json WatchScript::NextWatch() {
   std::lock_guard<std::mutex> lock(mutex_);
   const Json& watches = script_.is_object() && script_.contains("watches") ? script_["watches"] : Json::array();

@@ -27,10 +27,16 @@
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace mock_kube_api {
 
 using Json = nlohmann::ordered_json;
+
+// A change to the mock's objects ({"items": [...]}): ADDED and MODIFIED
+// replace the object of that kind, namespace and name, DELETED removes it;
+// the object's resourceVersion becomes the lists' (*list_version).
+void ApplyChange(const std::string& type, const Json& object, Json* objects, std::string* list_version);
 
 class WatchScript {
  public:
