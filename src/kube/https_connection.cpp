@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "ray_webhook/tls/openssl_error.h"
@@ -28,19 +29,23 @@ bool IsIpLiteral(const std::string& host) {
   return inet_pton(AF_INET6, host.c_str(), &a6) == 1 || inet_pton(AF_INET, host.c_str(), &a4) == 1;
 }
 
-// Waits for events on fd until the deadline; false when it passed.
-bool WaitFor(int fd, short events, Clock::time_point deadline) {
+// How often a wait asks its stop predicate.
+constexpr long long kStopCheckMs = 200;
+
+// Waits for events on fd until the deadline; false when it passed, or when stop said so.
+bool WaitFor(int fd, short events, Clock::time_point deadline, const std::function<bool()>& stop) {
   for (;;) {
+    if (stop && stop()) return false;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return false;
     pollfd p{fd, events, 0};
-    const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 60000)));
+    const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, stop ? kStopCheckMs : 60000)));
     if (n > 0) return true;
     if (n < 0 && errno != EINTR) return false;
   }
 }
 
-Result<int> Connect(const HttpsTarget& target, Clock::time_point deadline) {
+Result<int> Connect(const HttpsTarget& target, Clock::time_point deadline, const std::function<bool()>& stop) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -55,7 +60,7 @@ Result<int> Connect(const HttpsTarget& target, Clock::time_point deadline) {
     if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
       int err = errno;
       if (err == EINPROGRESS) {
-        if (!WaitFor(fd, POLLOUT, deadline)) {
+        if (!WaitFor(fd, POLLOUT, deadline, stop)) {
           err = ETIMEDOUT;
         } else {
           socklen_t len = sizeof err;
@@ -77,16 +82,16 @@ Result<int> Connect(const HttpsTarget& target, Clock::time_point deadline) {
 // Runs one OpenSSL call until it completes, waiting as it asks, until the deadline:
 // > 0 done, 0 closed, -1 failed, kTimedOut.
 template <typename Call>
-int Drive(SSL* ssl, int fd, Clock::time_point deadline, Call call) {
+int Drive(SSL* ssl, int fd, Clock::time_point deadline, const std::function<bool()>& stop, Call call) {
   for (;;) {
     ERR_clear_error();
     const int r = call();
     if (r > 0) return r;
     const int e = SSL_get_error(ssl, r);
     if (e == SSL_ERROR_WANT_READ) {
-      if (!WaitFor(fd, POLLIN, deadline)) return HttpsConnection::kTimedOut;
+      if (!WaitFor(fd, POLLIN, deadline, stop)) return HttpsConnection::kTimedOut;
     } else if (e == SSL_ERROR_WANT_WRITE) {
-      if (!WaitFor(fd, POLLOUT, deadline)) return HttpsConnection::kTimedOut;
+      if (!WaitFor(fd, POLLOUT, deadline, stop)) return HttpsConnection::kTimedOut;
     } else {
       return e == SSL_ERROR_ZERO_RETURN ? 0 : -1;
     }
@@ -117,11 +122,12 @@ HttpsConnection::~HttpsConnection() = default;
 Result<std::unique_ptr<HttpsConnection>> HttpsConnection::Open(const HttpsTarget& target, std::string_view method,
                                                                std::string_view path, const HttpHeaders& headers,
                                                                std::string_view body, const std::string& ca_file,
-                                                               Clock::time_point deadline) {
+                                                               Clock::time_point deadline,
+                                                               const std::function<bool()>& stop) {
   std::unique_ptr<HttpsConnection> c(new HttpsConnection());
   c->handles_ = std::make_unique<Handles>();
   Handles& h = *c->handles_;
-  Result<int> fd = Connect(target, deadline);
+  Result<int> fd = Connect(target, deadline, stop);
   if (!fd.ok()) return fd.status();
   h.fd = *fd;
   h.ctx = SSL_CTX_new(TLS_client_method());
@@ -147,7 +153,7 @@ Result<std::unique_ptr<HttpsConnection>> HttpsConnection::Open(const HttpsTarget
     SSL_set_tlsext_host_name(h.ssl, target.host.c_str());
     X509_VERIFY_PARAM_set1_host(param, target.host.c_str(), 0);
   }
-  const int shaken = Drive(h.ssl, h.fd, deadline, [&] { return SSL_connect(h.ssl); });
+  const int shaken = Drive(h.ssl, h.fd, deadline, stop, [&] { return SSL_connect(h.ssl); });
   if (shaken <= 0) {
     const long verify = SSL_get_verify_result(h.ssl);
     return Status::Error(shaken == kTimedOut ? "timed out in the TLS handshake"
@@ -164,8 +170,8 @@ Result<std::unique_ptr<HttpsConnection>> HttpsConnection::Open(const HttpsTarget
   if (method != "GET" || !body.empty()) request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   request += "Connection: close\r\n\r\n";
   request += body;
-  const int sent =
-      Drive(h.ssl, h.fd, deadline, [&] { return SSL_write(h.ssl, request.data(), static_cast<int>(request.size())); });
+  const int sent = Drive(h.ssl, h.fd, deadline, stop,
+                         [&] { return SSL_write(h.ssl, request.data(), static_cast<int>(request.size())); });
   if (sent <= 0) {
     return Status::Error(sent == kTimedOut ? "timed out sending the request"
                                            : "cannot send the request: " + OpenSslErrorText("connection closed"));
@@ -175,7 +181,7 @@ Result<std::unique_ptr<HttpsConnection>> HttpsConnection::Open(const HttpsTarget
 
 int HttpsConnection::Read(char* buf, std::size_t size, Clock::time_point until) {
   Handles& h = *handles_;
-  const int n = Drive(h.ssl, h.fd, until, [&] { return SSL_read(h.ssl, buf, static_cast<int>(size)); });
+  const int n = Drive(h.ssl, h.fd, until, {}, [&] { return SSL_read(h.ssl, buf, static_cast<int>(size)); });
   return n == kTimedOut ? kTimedOut : std::max(n, kClosed);
 }
 

@@ -6,13 +6,15 @@
 // name), verifies the server's certificate against ca_file (the system's CAs
 // when empty) and its name or IP address, and writes the request with
 // Connection: close, every wait bounded by the deadline; a failure is an error
-// with a one-line reason. Read() then returns what has arrived, waiting no
+// with a one-line reason. A stop predicate, when given, is asked every 200 ms
+// of every wait, and ends the attempt as a timeout would. Read() then returns what has arrived, waiting no
 // later than `until`. Internal to the kube layer; one connection serves one
 // thread. Never throws.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -29,7 +31,8 @@ class HttpsConnection {
   static Result<std::unique_ptr<HttpsConnection>> Open(const HttpsTarget& target, std::string_view method,
                                                        std::string_view path, const HttpHeaders& headers,
                                                        std::string_view body, const std::string& ca_file,
-                                                       Clock::time_point deadline);
+                                                       Clock::time_point deadline,
+                                                       const std::function<bool()>& stop = {});
   ~HttpsConnection();
   HttpsConnection(const HttpsConnection&) = delete;
   HttpsConnection& operator=(const HttpsConnection&) = delete;

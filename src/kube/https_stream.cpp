@@ -32,8 +32,11 @@ StreamEnd HttpsStreamLines(const HttpsTarget& target, std::string_view path, con
                            const std::function<bool()>& stop) {
   const Clock::time_point head_deadline = std::min(limits.deadline, Clock::now() + limits.connect_timeout);
   Result<std::unique_ptr<HttpsConnection>> connection =
-      HttpsConnection::Open(target, "GET", path, headers, {}, ca_file, head_deadline);
-  if (!connection.ok()) return End(How::kBroken, connection.error());
+      HttpsConnection::Open(target, "GET", path, headers, {}, ca_file, head_deadline, stop);
+  if (!connection.ok()) {
+    if (stop && stop()) return End(How::kStopped, "stopped");
+    return End(How::kBroken, connection.error());
+  }
 
   std::string head;
   std::optional<BodyLines> body;

@@ -10,7 +10,8 @@
 // close of a body without framing), when no byte came for idle_timeout, at
 // the overall deadline, when a line would exceed max_line_bytes (refused
 // before it is held), when on_line returns an error, or when stop() says so;
-// stop is asked at least every stop_check, so a shutdown is prompt. Any other
+// stop is asked at least every stop_check once the request is sent, and every
+// 200 ms while connecting, so a shutdown is prompt. Any other
 // status comes back with its body, bounded by max_error_body_bytes. Not a
 // Result: each ending asks its caller for a different next step (watch again,
 // back off, list again), so the ending is a value, with a one-line reason.

@@ -20,8 +20,9 @@
 // random, and starts over after a watch that delivered events: never a tight
 // loop. Bad input ends a watch, never the process. The objects handed on are
 // each one's raw JSON text, read once with simdjson; each string_view is valid
-// during its call only. Run() returns within about stop_check of stop() being
-// true (a connect in progress is bounded by connect_timeout). stats() may be
+// during its call only. Run() returns within about stop_check (200 ms while
+// connecting) of stop() being true, except while a list page is read
+// (bounded by page_timeout). stats() may be
 // read from any thread while Run() runs on one. Never throws.
 #pragma once
 
