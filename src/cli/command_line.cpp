@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <chrono>
 
+#include "flag_values.h"
 #include "ray_webhook/core/pod/dns_name.h"
 #include "ray_webhook/kube/kube_api_client.h"
 #include "spec_flags.h"
 
 namespace ray_webhook {
 namespace {
-
-// "value", as the errors quote what they were given.
-std::string Got(std::string_view value) { return "\"" + std::string(value) + "\""; }
 
 // Splits "--flag=value" or takes the next argument as the value.
 class FlagReader {

@@ -1,8 +1,9 @@
 #include "flag_table.h"
 
-#include <charconv>
 #include <chrono>
 
+#include "flag_values.h"
+#include "ray_webhook/core/pod/dns_name.h"
 #include "ray_webhook/kube/https_get.h"
 #include "spec_flags.h"
 
@@ -11,73 +12,6 @@ namespace {
 
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
-
-bool ParseInt(std::string_view text, int min, int max, int* out) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
-  *out = v;
-  return true;
-}
-
-// "2s", "500ms", "50us", "1m" or a bare number of seconds, from min up to max.
-std::optional<microseconds> ParseDuration(std::string_view s, microseconds min, microseconds max) {
-  long long scale = 1000000;
-  if (s.ends_with("us")) {
-    scale = 1;
-    s.remove_suffix(2);
-  } else if (s.ends_with("ms")) {
-    scale = 1000;
-    s.remove_suffix(2);
-  } else if (s.ends_with("s")) {
-    s.remove_suffix(1);
-  } else if (s.ends_with("m")) {
-    scale = 60000000;
-    s.remove_suffix(1);
-  }
-  int n = 0;
-  if (!ParseInt(s, 0, 3600 * 1000, &n)) return std::nullopt;
-  const microseconds d(n * scale);
-  if (d < min || d > max) return std::nullopt;
-  return d;
-}
-
-// The shortest of "Ns", "Nms" and "Nus" that is exact.
-std::string ShowDuration(microseconds d) {
-  const long long us = d.count();
-  if (us % 1000000 == 0) return std::to_string(us / 1000000) + "s";
-  if (us % 1000 == 0) return std::to_string(us / 1000) + "ms";
-  return std::to_string(us) + "us";
-}
-
-std::string Got(std::string_view value) { return "\"" + std::string(value) + "\""; }
-
-Status IntFlag(std::string_view name, std::string_view v, int min, int max, int* out) {
-  if (ParseInt(v, min, max, out)) return Status::Ok();
-  return Status::Error(std::string(name) + " must be a number from " + std::to_string(min) + " to " +
-                       std::to_string(max) + ", got " + Got(v));
-}
-
-template <typename Duration>
-Status DurationFlag(std::string_view name, std::string_view v, microseconds min, microseconds max,
-                    std::string_view examples_and_bound, Duration* out) {
-  auto d = ParseDuration(v, min, max);
-  if (!d) {
-    return Status::Error(std::string(name) + " must be a duration such as " + std::string(examples_and_bound) +
-                         "; got " + Got(v));
-  }
-  *out = std::chrono::duration_cast<Duration>(*d);
-  return Status::Ok();
-}
-
-Status RuleModeFlag(std::string_view name, std::string_view v, RuleMode* out) {
-  if (!ParseRuleMode(v, out)) return Status::Error(std::string(name) + " must be enforce, warn or off; got " + Got(v));
-  return Status::Ok();
-}
-
-std::string ShowRuleMode(RuleMode m) {
-  return m == RuleMode::kEnforce ? "enforce" : m == RuleMode::kWarn ? "warn" : "off";
-}
 
 std::string ShowHeadUniqueness(HeadUniqueness h) {
   return h.name && h.lookup ? "name+lookup" : h.name ? "name" : h.lookup ? "lookup" : "off";
@@ -311,11 +245,39 @@ const ServeFlag kServeFlags[] = {
      },
      [](const ServeSettings& s) { return ShowRuleMode(Server(s).policy.duplicate_mount_mode); }},
 
-    {"--kuberay-version", "X.Y.Z", kSpecSection, "the KubeRay operator's release, whose spec checks run",
+    {"--kuberay-version", "X.Y.Z", kSpecSection,
+     "the KubeRay operator's release, whose spec checks run; serve also takes auto (from the operator's Deployment)",
      "the KubeRay operator's release (`1.6.2`, `v1.7.0`): the spec checks that release makes run, and no others "
-     "([rules.md](rules.md#kuberays-spec-checks))",
-     [](ServeSettings& s, std::string_view v) { return KubeRayVersionFlag(v, Server(s).policy); },
+     "([rules.md](rules.md#kuberays-spec-checks)). `serve` also takes `auto`: the release and `--feature-gates` "
+     "read from the operator's Deployment and followed while serving, falling back to the release given after it "
+     "(`auto:1.5.1`; `auto` alone: the default) when that cannot be told "
+     "([operations.md](operations.md#the-kuberay-release))",
+     [](ServeSettings& s, std::string_view v) {
+       const bool serve = s.command.kind == CommandKind::kServe;
+       return KubeRayVersionFlag(v, Server(s).policy, serve ? &Server(s).kuberay_auto : nullptr);
+     },
      [](const ServeSettings& s) { return ShowKubeRayVersion(Server(s).policy.kuberay.version); }},
+    {"--kuberay-operator-namespace", "NS", kSpecSection,
+     "with --kuberay-version auto, the namespace of the operator's Deployment (default: every namespace)",
+     "with `--kuberay-version auto`, the namespace of the operator's Deployment; by default every namespace is "
+     "watched, which needs a ClusterRole",
+     [](ServeSettings& s, std::string_view v) {
+       // A namespace's name is an RFC 1123 label: a subdomain of one part, at most 63 characters.
+       if (v.size() > 63 || v.find('.') != std::string_view::npos || !IsDnsSubdomain(v)) return Status::Error("--kuberay-operator-namespace must be a namespace name; got " + Got(v));
+       Server(s).kuberay_operator_namespace = std::string(v);
+       return Status::Ok();
+     },
+     [](const ServeSettings&) { return std::string("every namespace"); }},
+    {"--kuberay-operator-selector", "SEL", kSpecSection,
+     "with --kuberay-version auto, the label selector of the operator's Deployment",
+     "with `--kuberay-version auto`, the label selector that finds the operator's Deployment (the Helm chart's and "
+     "the kustomize manifests' labels by default)",
+     [](ServeSettings& s, std::string_view v) {
+       if (v.empty()) return Status::Error("--kuberay-operator-selector must not be empty");
+       Server(s).kuberay_operator_selector = std::string(v);
+       return Status::Ok();
+     },
+     [](const ServeSettings& s) { return Server(s).kuberay_operator_selector; }},
     {"--kuberay-feature-gates", "G", kSpecSection, "the operator's --feature-gates, e.g. RayClusterMTLS=true",
      "the operator's own `--feature-gates` (`A=true,B=false`); a gate not named takes that release's default",
      [](ServeSettings& s, std::string_view v) { return KubeRayFeatureGatesFlag(v, Server(s).policy); },

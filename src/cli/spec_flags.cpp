@@ -1,11 +1,10 @@
 #include "spec_flags.h"
 
+#include "flag_values.h"
 #include "ray_webhook/core/spec/spec_rule_ids.h"
 
 namespace ray_webhook {
 namespace {
-
-std::string Got(std::string_view value) { return "\"" + std::string(value) + "\""; }
 
 constexpr std::string_view kSpecSharedFlags[] = {"--kuberay-version", "--kuberay-feature-gates", "--spec-rule-mode",
                                                  "--spec-rule"};
@@ -25,10 +24,22 @@ bool ParseRuleMode(std::string_view text, RuleMode* out) {
   return true;
 }
 
-Status KubeRayVersionFlag(std::string_view value, PolicyConfig& policy) {
+Status KubeRayVersionFlag(std::string_view value, PolicyConfig& policy, bool* follow) {
+  if (value == "auto" || value.starts_with("auto:")) {
+    if (follow == nullptr) {
+      return Status::Error("--kuberay-version auto reads the operator's Deployment while serving; give a release, "
+                           "such as 1.6.2");
+    }
+    *follow = true;
+    if (value == "auto") return Status::Ok();
+    value.remove_prefix(5);
+  } else if (follow != nullptr) {
+    *follow = false;
+  }
   const auto version = ParseKubeRayVersion(value);
   if (!version) {
-    return Status::Error("--kuberay-version must be the KubeRay operator's release, such as 1.6.2 or v1.7.0; got " +
+    return Status::Error("--kuberay-version must be the KubeRay operator's release, such as 1.6.2 or v1.7.0" +
+                         std::string(follow != nullptr ? ", or auto or auto:1.6.2" : "") + "; got " +
                          Got(value));
   }
   policy.kuberay.version = *version;

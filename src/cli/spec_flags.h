@@ -18,7 +18,10 @@
 
 namespace ray_webhook {
 
-Status KubeRayVersionFlag(std::string_view value, PolicyConfig& policy);
+// "X.Y.Z", or (when follow is given: serve) "auto" or "auto:X.Y.Z": *follow
+// is set, and X.Y.Z (default: the built-in release) is the fixed release
+// used when the operator's Deployment cannot tell (ChooseKubeRayRelease).
+Status KubeRayVersionFlag(std::string_view value, PolicyConfig& policy, bool* follow = nullptr);
 Status KubeRayFeatureGatesFlag(std::string_view value, PolicyConfig& policy);
 Status SpecRuleModeFlag(std::string_view value, PolicyConfig& policy);
 // "ID=MODE"; repeated, the last mode given for an id wins.

@@ -4,8 +4,8 @@
 
 namespace ray_webhook {
 
-PeriodicAudit::PeriodicAudit(KubeApiClient& client, PolicyConfig policy, std::chrono::milliseconds interval,
-                             AuditGauges& gauges, std::optional<ReportApi> reports)
+PeriodicAudit::PeriodicAudit(KubeApiClient& client, std::function<PolicyConfig()> policy,
+                             std::chrono::milliseconds interval, AuditGauges& gauges, std::optional<ReportApi> reports)
     : client_(client), policy_(std::move(policy)), interval_(interval), gauges_(gauges) {
   if (reports) reports_.emplace(client_, *reports);
 }
@@ -39,7 +39,7 @@ void PeriodicAudit::Run() {
 
 void PeriodicAudit::AuditOnce() {
   const auto start = std::chrono::steady_clock::now();
-  Result<AuditReport> report = AuditCluster(client_, ClusterAuditScope{}, policy_, [this] { return stopping_.load(); });
+  Result<AuditReport> report = AuditCluster(client_, ClusterAuditScope{}, policy_(), [this] { return stopping_.load(); });
   if (stopping_) return;
   if (!report.ok()) {
     gauges_.CountAuditFailure();

@@ -81,6 +81,15 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                      .Help("Times an event loop polled for the next request instead of sleeping (--busy-poll).")
                      .Register(*registry_)
                      .Add({});
+  release_info_ = &prometheus::BuildGauge()
+                       .Name("ray_webhook_kuberay_release_info")
+                       .Help("The KubeRay release whose spec checks run (1), and where it came from: the "
+                             "operator's Deployment, or why the fixed release (--kuberay-version auto).")
+                       .Register(*registry_);
+  watch_problems_ = &prometheus::BuildCounter()
+                         .Name("ray_webhook_watch_problems_total")
+                         .Help("Problems of the Kubernetes API lists and watches, by resource and kind of problem.")
+                         .Register(*registry_);
   connections_open_ = &prometheus::BuildGauge()
                            .Name("ray_webhook_connections_open")
                            .Help("Connections open, on the webhook and probe ports.")
@@ -158,6 +167,25 @@ void Metrics::CountConnectionsRefused(std::size_t n) { connections_refused_->Inc
 void Metrics::CountBusyPolls(std::size_t n) { busy_polls_->Increment(static_cast<double>(n)); }
 
 void Metrics::SetOpenConnections(std::size_t n) { connections_open_->Set(static_cast<double>(n)); }
+
+void Metrics::SetKubeRayRelease(std::string_view version, std::string_view source) {
+  MutexLock lock(&mutex_);
+  if (release_in_force_ != nullptr) release_info_->Remove(release_in_force_);
+  release_in_force_ = &release_info_->Add({{"version", std::string(version)}, {"source", std::string(source)}});
+  release_in_force_->Set(1);
+}
+
+void Metrics::CountWatchProblem(std::string_view resource, std::string_view problem) {
+  MutexLock lock(&mutex_);
+  const std::string key = std::string(resource) + "/" + std::string(problem);
+  auto it = watch_problem_counters_.find(key);
+  if (it == watch_problem_counters_.end()) {
+    prometheus::Counter* c =
+        &watch_problems_->Add({{"resource", std::string(resource)}, {"problem", std::string(problem)}});
+    it = watch_problem_counters_.emplace(key, c).first;
+  }
+  it->second->Increment();
+}
 
 void Metrics::EnableAudit() {
   auto& findings = prometheus::BuildGauge()

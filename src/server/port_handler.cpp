@@ -23,7 +23,9 @@ Handled PortHandler::Handle(const HttpRequest& request) {
       case Route::kMutate: return reviews_.Review(request, Endpoint::kMutate);
       case Route::kValidate: return reviews_.Review(request, Endpoint::kValidate);
       case Route::kAdmit: return reviews_.Review(request, Endpoint::kAdmit);
-      case Route::kProbe: handled.answer = ProbeAnswer(path, Stopping()); break;
+      case Route::kProbe:
+        handled.answer = ProbeAnswer(path, Stopping(), ready_detail_ ? ready_detail_() : std::string());
+        break;
       case Route::kMetrics:
         // The connection figures as of now, not as of the last maintenance tick.
         counters_.Export();

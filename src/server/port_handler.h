@@ -9,6 +9,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <string>
 
 #include "connection_counters.h"
 #include "ray_webhook/http/http_handler.h"
@@ -20,10 +22,15 @@ namespace ray_webhook {
 class PortHandler final : public HttpHandler {
  public:
   // webhook_port: the reviews and /metrics are served too. The references
-  // outlive the handler.
+  // outlive the handler. ready_detail: more lines for /readyz (ProbeAnswer); may be empty.
   PortHandler(bool webhook_port, ReviewPath& reviews, Metrics& metrics, ConnectionCounters& counters,
-              const std::atomic<bool>& draining)
-      : webhook_port_(webhook_port), reviews_(reviews), metrics_(metrics), counters_(counters), draining_(draining) {}
+              const std::atomic<bool>& draining, std::function<std::string()> ready_detail = {})
+      : webhook_port_(webhook_port),
+        reviews_(reviews),
+        metrics_(metrics),
+        counters_(counters),
+        draining_(draining),
+        ready_detail_(std::move(ready_detail)) {}
 
   Refusal CheckHead(const RequestHead& head) override;
   Handled Handle(const HttpRequest& request) override;
@@ -35,6 +42,7 @@ class PortHandler final : public HttpHandler {
   Metrics& metrics_;
   ConnectionCounters& counters_;
   const std::atomic<bool>& draining_;
+  const std::function<std::string()> ready_detail_;
 };
 
 }  // namespace ray_webhook

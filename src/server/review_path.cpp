@@ -53,7 +53,7 @@ Handled ReviewPath::Review(const HttpRequest& request, Endpoint endpoint) {
   metrics_.RequestStarted(EndpointPath(endpoint));
   const auto start = Clock::now();
   PreparedReview review =
-      PrepareReview(request.body, endpoint, policy_, *decoder, kube_ != nullptr, request.readable_padding);
+      PrepareReview(request.body, endpoint, policy_.Get(), *decoder, kube_ != nullptr, request.readable_padding);
   Handled handled;
   if (review.done()) {
     handled.answer = Finish(review.outcome(), endpoint, request.peer.remote_ip, start);

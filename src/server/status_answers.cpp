@@ -2,7 +2,7 @@
 
 namespace ray_webhook {
 
-HttpAnswer ProbeAnswer(std::string_view path, bool draining) {
+HttpAnswer ProbeAnswer(std::string_view path, bool draining, const std::string& detail) {
   HttpAnswer answer;
   answer.content_type = "text/plain";
   if (path == "/readyz" && draining) {
@@ -11,6 +11,7 @@ HttpAnswer ProbeAnswer(std::string_view path, bool draining) {
   } else {
     answer.body = "ok\n";
   }
+  if (path == "/readyz" && !detail.empty()) answer.body += detail + "\n";
   return answer;
 }
 

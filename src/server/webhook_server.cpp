@@ -18,6 +18,8 @@
 #include "ray_webhook/mutex.h"
 #include "ray_webhook/net/connection_loop.h"
 #include "ray_webhook/net/listening_socket.h"
+#include "ray_webhook/operator_release/release_follower.h"
+#include "ray_webhook/server/current_policy.h"
 #include "ray_webhook/server/metrics.h"
 #include "ray_webhook/server/review_path.h"
 #include "ray_webhook/server/usable_cpus.h"
@@ -32,6 +34,27 @@ using Clock = std::chrono::steady_clock;
 // Requests served on one connection before it closes, as every answer's Keep-Alive header says.
 constexpr std::size_t kKeepAliveMaxCount = 100000;
 
+// --kuberay-version auto: a release chosen from the operator's Deployment is put in force and exported.
+class ReleaseInForce final : public ReleaseObserver {
+ public:
+  ReleaseInForce(CurrentPolicy& policy, Metrics& metrics) : policy_(policy), metrics_(metrics) {}
+  void ReleaseChosen(const ReleaseChoice& choice) override {
+    if (!policy_.SetTarget(choice.target)) {
+      spdlog::warn("kuberay release: {} distinct releases were put in force; keeping {}", CurrentPolicy::kMaxKept,
+                   ShowKubeRayVersion(policy_.Get().kuberay.version));
+      return;
+    }
+    metrics_.SetKubeRayRelease(ShowKubeRayVersion(choice.target.version), ReleaseSourceName(choice.source));
+  }
+  void WatchProblem(std::string_view resource, std::string_view problem) override {
+    metrics_.CountWatchProblem(resource, problem);
+  }
+
+ private:
+  CurrentPolicy& policy_;
+  Metrics& metrics_;
+};
+
 }  // namespace
 
 // The parts, in the order they are built; the loop goes first on the way
@@ -39,7 +62,7 @@ constexpr std::size_t kKeepAliveMaxCount = 100000;
 struct WebhookServer::Impl {
   explicit Impl(const ServerConfig& c) : config(c), certificate(config.tls.cert_file, config.tls.key_file) {
     if (config.kube_api.configured()) kube = std::make_unique<KubeApiClient>(config.kube_api);
-    reviews = std::make_unique<ReviewPath>(config.policy, decoders, metrics, kube.get(), config.kube_api.timeout);
+    reviews = std::make_unique<ReviewPath>(policy, decoders, metrics, kube.get(), config.kube_api.timeout);
   }
 
   ~Impl() {
@@ -48,12 +71,15 @@ struct WebhookServer::Impl {
   }
 
   ServerConfig config;
+  CurrentPolicy policy{config.policy};
   ReviewDecoderPool decoders;  // outlives the loop's threads
   ServingCertificate certificate;
   Metrics metrics;
   std::unique_ptr<KubeApiClient> kube;
   std::unique_ptr<ReviewPath> reviews;   // uses the decoders, the metrics and kube
   std::unique_ptr<PeriodicAudit> audit;  // --audit-interval; stopped before kube and metrics go
+  ReleaseInForce release_in_force{policy, metrics};
+  std::unique_ptr<ReleaseFollower> release;  // --kuberay-version auto; stopped before kube and metrics go
   std::atomic<bool> draining{false};
   ByteBudget request_bytes{64 * 1024 * 1024};  // held by all connections together
   SSL_CTX* ctx = nullptr;
@@ -87,7 +113,24 @@ Status WebhookServer::Bind() {
       return Status::Error("--audit-interval needs the Kubernetes API: run in a cluster or give --kube-api-server");
     }
     m.metrics.EnableAudit();
-    m.audit = std::make_unique<PeriodicAudit>(*m.kube, c.policy, c.audit_interval, m.metrics, c.audit_reports);
+    m.audit = std::make_unique<PeriodicAudit>(
+        *m.kube, [&m] { return m.policy.Get(); }, c.audit_interval, m.metrics, c.audit_reports);
+  }
+  if (c.kuberay_auto && !m.kube) {
+    // As the second-head lookup: outside a cluster the fixed release serves, and says so.
+    spdlog::warn("--kuberay-version auto: no Kubernetes API configured (not in a cluster, no --kube-api-server); "
+                 "judging by the fixed release {}",
+                 ShowKubeRayVersion(c.policy.kuberay.version));
+    m.metrics.SetKubeRayRelease(ShowKubeRayVersion(c.policy.kuberay.version), "no_api");
+  } else if (c.kuberay_auto) {
+    ReleaseFollowerOptions o;
+    o.namespace_name = c.kuberay_operator_namespace;
+    o.label_selector = c.kuberay_operator_selector;
+    m.release = std::make_unique<ReleaseFollower>(*m.kube, o, c.policy.kuberay, m.release_in_force);
+    const ReleaseChoice first = m.release->Choice();
+    m.metrics.SetKubeRayRelease(ShowKubeRayVersion(first.target.version), ReleaseSourceName(first.source));
+  } else {
+    m.metrics.SetKubeRayRelease(ShowKubeRayVersion(c.policy.kuberay.version), "flag");
   }
   Result<SSL_CTX*> ctx = NewServingContext(c.tls, m.certificate);
   if (!ctx.ok()) return ctx.status();
@@ -104,8 +147,11 @@ Status WebhookServer::Bind() {
   o.busy_poll = c.busy_poll;
   m.loop = std::make_unique<ConnectionLoop>(o);
   m.counters = std::make_unique<ConnectionCounters>(*m.loop, m.metrics, o.max_connections);
-  m.webhook_handler = std::make_unique<PortHandler>(true, *m.reviews, m.metrics, *m.counters, m.draining);
-  m.probe_handler = std::make_unique<PortHandler>(false, *m.reviews, m.metrics, *m.counters, m.draining);
+  std::function<std::string()> ready_detail;
+  if (m.release) ready_detail = [&m] { return "kuberay release: " + m.release->Choice().detail; };
+  m.webhook_handler =
+      std::make_unique<PortHandler>(true, *m.reviews, m.metrics, *m.counters, m.draining, ready_detail);
+  m.probe_handler = std::make_unique<PortHandler>(false, *m.reviews, m.metrics, *m.counters, m.draining, ready_detail);
   HttpSessionOptions http;
   http.limits.max_body_bytes = c.max_body_bytes;
   http.max_requests = kKeepAliveMaxCount;
@@ -136,6 +182,7 @@ void WebhookServer::Serve() {
   Impl& m = *impl_;
   Maintenance maintenance(m.certificate, m.metrics, m.decoders, *m.counters, m.config.tls.reload_interval);
   maintenance.Start();
+  if (m.release) m.release->Start();
   if (m.audit) {
     spdlog::info("auditing the cluster every {}ms", m.config.audit_interval.count());
     m.audit->Start();
@@ -146,6 +193,7 @@ void WebhookServer::Serve() {
   }
   m.loop->Stop();
   if (m.audit) m.audit->Stop();
+  if (m.release) m.release->Stop();
   maintenance.Stop();
   {
     MutexLock lock(&m.mutex);

@@ -50,7 +50,9 @@ const DURATION_FLAGS = ["--drain-delay", "--shutdown-grace", "--kube-api-timeout
   "--request-timeout", "--cert-reload-interval", "--audit-interval"];
 const KNOWN_FLAGS = new Set([...Object.keys(FLAG_VALUES), ...DURATION_FLAGS, "--bind", "--port",
   "--tls-cert", "--tls-key", "--cert-dir", "--client-ca", "--cluster-domain", "--threads",
-  "--max-connections", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--busy-poll", "--probe-port"]);
+  "--max-connections", "--kube-api-server", "--kube-token-file", "--kube-ca-file", "--busy-poll", "--probe-port",
+  "--kuberay-version", "--kuberay-feature-gates", "--kuberay-operator-namespace", "--kuberay-operator-selector",
+  "--spec-rule-mode", "--spec-rule"]);
 // Fields of admissionregistration.k8s.io/v1 webhooks. The schema validator
 // accepts unknown fields, and a misspelt one is silently dropped by the API
 // server (an `objectSelectors:` would match every Pod).
@@ -342,7 +344,20 @@ for (const file of files) {
       JSON.stringify(reportRules));
     check(durationMs(flag("--audit-interval")) >= 60000, "--audit-interval is a minute or more in a deployment",
       flag("--audit-interval"));
+  }
+  // --kuberay-version auto reads and watches the operator's Deployment: cluster-wide unless its namespace is named
+  // (the chart's operatorNamespace puts the grant in a Role there instead).
+  const deploymentRules = (role.rules ?? []).filter((r) => (r.apiGroups ?? []).includes("apps"));
+  const following = (flag("--kuberay-version") ?? "").startsWith("auto") && flag("--kuberay-operator-namespace") === undefined;
+  if (following) {
+    check(deploymentRules.some((r) => r.resources.includes("deployments")
+      && ["get", "list", "watch"].every((v) => r.verbs.includes(v))),
+      "with --kuberay-version auto, the ClusterRole reads and watches deployments (apps)", JSON.stringify(deploymentRules));
   } else {
+    check(deploymentRules.length === 0, "without --kuberay-version auto across namespaces, the ClusterRole grants nothing on apps",
+      JSON.stringify(deploymentRules));
+  }
+  if (!auditing) {
     check(rayRules.length === 0, "without --audit-interval, the ClusterRole grants nothing on ray.io", JSON.stringify(rayRules));
     check(reportRules.length === 0, "without --audit-interval, the ClusterRole grants nothing on policy reports",
       JSON.stringify(reportRules));

@@ -20,7 +20,8 @@
 // "unserved": ["rayjobs", ...]}), the audit's lists are served as well, like
 // kube-apiserver's chunked lists: GET /api/v1/pods,
 // /api/v1/namespaces/NS/pods (when the labelSelector is not the head
-// lookup's), and /apis/ray.io/v1/[namespaces/NS/]rayclusters|rayjobs|rayservices,
+// lookup's), /apis/ray.io/v1/[namespaces/NS/]rayclusters|rayjobs|rayservices
+// and /apis/apps/v1/[namespaces/NS/]deployments,
 // filtered by namespace and by a labelSelector of "key", "key=value" and
 // "key in (a,b)" terms, `limit` items at a time with metadata.continue (an
 // offset), items without kind and apiVersion as the API sends them; an
@@ -485,7 +486,8 @@ class MockKubeApi {
         {"pods", {"Pod", "v1"}},
         {"rayclusters", {"RayCluster", "ray.io/v1"}},
         {"rayjobs", {"RayJob", "ray.io/v1"}},
-        {"rayservices", {"RayService", "ray.io/v1"}}};
+        {"rayservices", {"RayService", "ray.io/v1"}},
+        {"deployments", {"Deployment", "apps/v1"}}};
     const auto& [kind, api_version] = kKinds.at(resource);
     const std::vector<std::string> selectors = QueryValues(req, "labelSelector");
     const std::string selector = selectors.empty() ? "" : selectors.front();
@@ -550,6 +552,14 @@ class MockKubeApi {
       ListObjects(req, res, "pods", "");
     });
     server_.Get(R"(/apis/ray\.io/v1/(?:namespaces/([^/]+)/)?(rayclusters|rayjobs|rayservices))",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  if (objects_.is_null()) {
+                    SetStatus(res, 404, "the server could not find the requested resource");
+                    return;
+                  }
+                  ListObjects(req, res, req.matches[2], req.matches[1]);
+                });
+    server_.Get(R"(/apis/apps/v1/(?:namespaces/([^/]+)/)?(deployments))",
                 [this](const httplib::Request& req, httplib::Response& res) {
                   if (objects_.is_null()) {
                     SetStatus(res, 404, "the server could not find the requested resource");

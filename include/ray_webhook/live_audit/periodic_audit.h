@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -30,8 +31,9 @@ namespace ray_webhook {
 
 class PeriodicAudit {
  public:
-  PeriodicAudit(KubeApiClient& client, PolicyConfig policy, std::chrono::milliseconds interval, AuditGauges& gauges,
-                std::optional<ReportApi> reports = std::nullopt);
+  // policy: read at the start of each run (the release in force may change between runs).
+  PeriodicAudit(KubeApiClient& client, std::function<PolicyConfig()> policy, std::chrono::milliseconds interval,
+                AuditGauges& gauges, std::optional<ReportApi> reports = std::nullopt);
   ~PeriodicAudit();
   PeriodicAudit(const PeriodicAudit&) = delete;
   PeriodicAudit& operator=(const PeriodicAudit&) = delete;
@@ -44,7 +46,7 @@ class PeriodicAudit {
   void AuditOnce();
 
   KubeApiClient& client_;
-  const PolicyConfig policy_;
+  const std::function<PolicyConfig()> policy_;
   const std::chrono::milliseconds interval_;
   AuditGauges& gauges_;
   Mutex mutex_;  // for wake_ alone: stopping_ is atomic

@@ -66,6 +66,13 @@ class Metrics : public AuditGauges {
   // The last audit that read the whole cluster, finished at unix_seconds.
   void SetAuditResult(const AuditReport& report, double unix_seconds) override;
   void CountAuditFailure() override;
+  // --kuberay-version auto: the release in force, as
+  // ray_webhook_kuberay_release_info{version,source} 1 (source "operator",
+  // or why the fixed release is in force: "no_operator", "ambiguous", ...;
+  // the earlier series is removed), and problems of the API watches as
+  // ray_webhook_watch_problems_total{resource,problem}.
+  void SetKubeRayRelease(std::string_view version, std::string_view source);
+  void CountWatchProblem(std::string_view resource, std::string_view problem);
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string Render() const;
@@ -108,6 +115,10 @@ class Metrics : public AuditGauges {
   prometheus::Gauge* audit_extra_heads_ = nullptr;
   prometheus::Gauge* audit_last_success_ = nullptr;
   prometheus::Counter* audit_failures_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* release_info_;
+  prometheus::Gauge* release_in_force_ GUARDED_BY(mutex_) = nullptr;
+  prometheus::Family<prometheus::Counter>* watch_problems_;
+  std::map<std::string, prometheus::Counter*, std::less<>> watch_problem_counters_ GUARDED_BY(mutex_);
   Mutex mutex_;  // serialises adding label values, which are added lazily
   PerWebhook mutate_;
   PerWebhook validate_;

@@ -19,6 +19,7 @@
 #include "ray_webhook/core/review/review_handler.h"
 #include "ray_webhook/http/http_handler.h"
 #include "ray_webhook/kube/kube_api_client.h"
+#include "ray_webhook/server/current_policy.h"
 #include "ray_webhook/server/metrics.h"
 
 namespace ray_webhook {
@@ -29,7 +30,8 @@ class ReviewPath {
 
   // kube: null when no Kubernetes API is configured (no lookup is made).
   // Every argument must outlive the path and the Deferreds it hands out.
-  ReviewPath(const PolicyConfig& policy, ReviewDecoderPool& decoders, Metrics& metrics, KubeApiClient* kube,
+  // Each review is decided under the policy in force when it starts (CurrentPolicy::Get).
+  ReviewPath(const CurrentPolicy& policy, ReviewDecoderPool& decoders, Metrics& metrics, KubeApiClient* kube,
              std::chrono::milliseconds kube_timeout)
       : policy_(policy), decoders_(decoders), metrics_(metrics), kube_(kube), kube_timeout_(kube_timeout) {}
 
@@ -41,7 +43,7 @@ class ReviewPath {
   HeadPodList LookUpHeads(const HeadQuery& query, std::chrono::milliseconds deadline);
   HttpAnswer Finish(ReviewOutcome& out, Endpoint endpoint, std::string_view remote, Clock::time_point start);
 
-  const PolicyConfig& policy_;
+  const CurrentPolicy& policy_;
   ReviewDecoderPool& decoders_;
   Metrics& metrics_;
   KubeApiClient* const kube_;

@@ -14,6 +14,7 @@
 #include "ray_webhook/audit/policy_report.h"
 #include "ray_webhook/core/model/policy_config.h"
 #include "ray_webhook/kube/kube_api_client.h"
+#include "ray_webhook/operator_release/release_follower.h"
 #include "ray_webhook/tls/tls_config.h"
 
 namespace ray_webhook {
@@ -52,6 +53,14 @@ struct ServerConfig {
   // Where the periodic audit also writes its findings as policy reports
   // (ReportWriter); nullopt: the gauges alone.
   std::optional<ReportApi> audit_reports = ReportApi::kOpenReports;
+
+  // --kuberay-version auto: the release and feature gates come from the
+  // KubeRay operator's Deployment (ReleaseFollower), and policy.kuberay is
+  // the fixed release it falls back to. Needs the Kubernetes API and
+  // get/list/watch on Deployments.
+  bool kuberay_auto = false;
+  std::string kuberay_operator_namespace;  // empty: every namespace
+  std::string kuberay_operator_selector{kOperatorSelector};
 
   TlsConfig tls;
   // For the second-head lookup; unconfigured outside a cluster unless flags say otherwise.

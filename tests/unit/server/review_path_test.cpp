@@ -35,7 +35,7 @@ class ReviewPathTest : public ::testing::Test {
     return api;
   }
 
-  PolicyConfig policy_;
+  CurrentPolicy policy_{PolicyConfig{}};
   ReviewDecoderPool decoders_;
   Metrics metrics_;
   std::string head_text_, body_;

@@ -1,0 +1,165 @@
+// ReleaseFollower against mock-kube-api over real TLS: the operator's
+// Deployment listed, then changed, scaled away and made ambiguous by watch
+// events; what the observer was told, in order.
+#include "ray_webhook/operator_release/release_follower.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "support/mock_kube_api_process.h"
+
+namespace ray_webhook {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Json = nlohmann::ordered_json;
+
+constexpr char kToken[] = "release-token-0123456789";
+
+Json Deployment(const std::string& name, const std::string& image, const std::string& version,
+                Json args = Json::array(), const std::string& container = "kuberay-operator") {
+  return {{"kind", "Deployment"},
+          {"apiVersion", "apps/v1"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", "ray-system"},
+            {"resourceVersion", version},
+            {"labels", {{"app.kubernetes.io/name", "kuberay-operator"}}}}},
+          {"spec",
+           {{"replicas", 1},
+            {"template", {{"spec", {{"containers", {{{"name", container}, {"image", image}, {"args", args}}}}}}}}}}};
+}
+
+Json Event(const std::string& type, const Json& object) { return {{"type", type}, {"object", object}}; }
+
+class Recorder : public ReleaseObserver {
+ public:
+  void ReleaseChosen(const ReleaseChoice& c) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    chosen_.push_back(std::string(ReleaseSourceName(c.source)) + " " + ShowKubeRayVersion(c.target.version) +
+                      (c.target.GateEnabled("RayCronJob") ? " cron" : ""));
+  }
+  void WatchProblem(std::string_view resource, std::string_view problem) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    problems_.push_back(std::string(resource) + " " + std::string(problem));
+  }
+  std::vector<std::string> chosen() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return chosen_;
+  }
+  std::vector<std::string> problems() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return problems_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> chosen_, problems_;
+};
+
+class ReleaseFollowerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "release-follower-test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    const std::string cmd = "bash '" + std::string(CERTS_SCRIPT) + "' --out '" + (dir_ / "certs").string() + "' 2>'" +
+                            (dir_ / "certs.log").string() + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ofstream(dir_ / "token") << kToken;
+  }
+  void TearDown() override {
+    follower_.reset();
+    mock_.reset();
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  void Start(const std::vector<Json>& objects, const std::vector<std::vector<Json>>& watches) {
+    std::ofstream(dir_ / "objects.json") << Json{{"items", objects}}.dump();
+    std::ofstream(dir_ / "script.json") << Json{{"watches", watches}}.dump();
+    std::string error;
+    mock_ = testing_support::MockKubeApiProcess::Start(
+        dir_ / "certs", kToken, dir_ / "mock.log",
+        {"--objects", (dir_ / "objects.json").string(), "--watch-script", (dir_ / "script.json").string()}, &error);
+    ASSERT_TRUE(mock_) << error;
+    KubeApiConfig config;
+    config.server = "https://127.0.0.1:" + std::to_string(mock_->port());
+    config.token_file = (dir_ / "token").string();
+    config.ca_file = (dir_ / "certs" / "ca.crt").string();
+    client_ = std::make_unique<KubeApiClient>(config);
+    ReleaseFollowerOptions o;
+    o.namespace_name = "ray-system";
+    o.watch.initial_backoff = 100ms;
+    o.watch.max_backoff = 400ms;
+    o.watch.stop_check = 50ms;
+    KubeRayTarget fixed;
+    fixed.version = {1, 5, 1};
+    follower_ = std::make_unique<ReleaseFollower>(*client_, o, fixed, recorder_);
+    follower_->Start();
+  }
+
+  bool Eventually(std::size_t choices) const {
+    for (auto deadline = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < deadline;) {
+      if (recorder_.chosen().size() >= choices) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<testing_support::MockKubeApiProcess> mock_;
+  std::unique_ptr<KubeApiClient> client_;
+  Recorder recorder_;
+  std::unique_ptr<ReleaseFollower> follower_;
+};
+
+TEST_F(ReleaseFollowerTest, FollowsTheOperatorsDeploymentThroughAnUpgradeAScaleDownAndASecondOperator) {
+  const Json v162 = Deployment("kuberay-operator", "quay.io/kuberay/operator:v1.6.2", "10");
+  Json stopped = Deployment("kuberay-operator", "quay.io/kuberay/operator:v1.7.0", "12",
+                            Json::array({"--feature-gates=RayCronJob=true"}));
+  stopped["spec"]["replicas"] = 0;
+  const Json hang = {{"hang", true}};
+  Start({v162, Deployment("unrelated", "nginx:1.27", "9", Json::array(), "web")},
+        {{Event("MODIFIED", Deployment("kuberay-operator", "quay.io/kuberay/operator:v1.7.0", "11",
+                                       Json::array({"--feature-gates=RayCronJob=true"}))),
+          {{"sleep_ms", 200}},
+          Event("MODIFIED", stopped),
+          {{"sleep_ms", 200}},
+          Event("ADDED", Deployment("second", "quay.io/kuberay/operator:v1.6.2", "13")),
+          Event("ADDED", Deployment("third", "quay.io/kuberay/operator:v1.7.0", "14")),
+          {{"sleep_ms", 200}},
+          Event("DELETED", Deployment("third", "quay.io/kuberay/operator:v1.7.0", "15")),
+          hang}});
+  ASSERT_TRUE(Eventually(6)) << ::testing::PrintToString(recorder_.chosen());
+  EXPECT_EQ(recorder_.chosen(), (std::vector<std::string>{"operator 1.6.2", "operator 1.7.0 cron", "no_operator 1.5.1",
+                                                          "operator 1.6.2", "ambiguous 1.5.1", "operator 1.6.2"}));
+  EXPECT_EQ(follower_->Choice().detail,
+            "KubeRay 1.6.2 from Deployment ray-system/second (image quay.io/kuberay/operator:v1.6.2)");
+  EXPECT_TRUE(recorder_.problems().empty()) << ::testing::PrintToString(recorder_.problems());
+}
+
+TEST_F(ReleaseFollowerTest, BeforeTheFirstListTheFixedReleaseHoldsAndWatchProblemsAreCounted) {
+  const Json hang = {{"hang", true}};
+  Start({Deployment("kuberay-operator", "quay.io/kuberay/operator:latest", "10")},
+        {{{{"raw", "not json"}}}, {hang}});
+  EXPECT_EQ(follower_->Choice().source == ReleaseSource::kNotListedYet ||
+                follower_->Choice().source == ReleaseSource::kNotARelease,
+            true);
+  ASSERT_TRUE(Eventually(1));
+  EXPECT_EQ(recorder_.chosen(), std::vector<std::string>{"not_a_release 1.5.1"});
+  for (auto deadline = std::chrono::steady_clock::now() + 10s;
+       recorder_.problems().empty() && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(recorder_.problems(), std::vector<std::string>{"deployments bad_event"});
+}
+
+}  // namespace
+}  // namespace ray_webhook
