@@ -96,14 +96,16 @@ void ReleaseFollower::Choose() {
   {
     MutexLock lock(&mutex_);
     if (next.source == choice_.source && next.detail == choice_.detail) return;
-    choice_ = next;
   }
   if (next.from_operator()) {
     spdlog::info("kuberay release: {}", next.detail);
   } else {
     spdlog::warn("kuberay release: {} ({})", next.detail, ReleaseSourceName(next.source));
   }
+  // In force first, then shown: whoever reads the choice (/readyz) finds it judging already.
   observer_.ReleaseChosen(next);
+  MutexLock lock(&mutex_);
+  choice_ = std::move(next);
 }
 
 }  // namespace ray_webhook
