@@ -16,6 +16,7 @@
 #include <regex>
 #include <thread>
 
+#include "support/mock_kube_api_dir.h"
 #include "support/mock_kube_api_process.h"
 
 namespace ray_webhook {
@@ -119,18 +120,11 @@ class RecordingSink : public WatchSink {
 class ListWatchTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string tmpl = (fs::temp_directory_path() / "list-watch-test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    const std::string cmd = "bash '" + std::string(CERTS_SCRIPT) + "' --out '" + (dir_ / "certs").string() + "' 2>'" +
-                            (dir_ / "certs.log").string() + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    std::ofstream(dir_ / "token") << kToken;
+    std::string error;
+    dir_ = testing_support::MockKubeApiDir::Create("list-watch-test", kToken, &error);
+    ASSERT_TRUE(dir_) << error;
   }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    if (!std::getenv("RAY_WEBHOOK_KEEP_TEST_DIR")) fs::remove_all(dir_, ec);
-  }
+  static void TearDownTestSuite() { dir_.reset(); }
 
   void TearDown() override { StopWatch(); }
 
@@ -138,21 +132,17 @@ class ListWatchTest : public ::testing::Test {
   // braced list of one Json is that Json itself, not an array of it.)
   void StartMock(const std::vector<Json>& objects, const std::vector<std::vector<Json>>& watches) {
     const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    const fs::path objects_file = dir_ / (name + ".objects.json");
-    const fs::path script_file = dir_ / (name + ".script.json");
+    const fs::path objects_file = dir_->path() / (name + ".objects.json");
+    const fs::path script_file = dir_->path() / (name + ".script.json");
     std::ofstream(objects_file) << Json{{"items", objects}}.dump();
     std::ofstream(script_file) << Json{{"watches", watches}}.dump();
-    log_ = dir_ / (name + ".log");
+    log_ = dir_->path() / (name + ".log");
     std::string error;
     mock_ = testing_support::MockKubeApiProcess::Start(
-        dir_ / "certs", kToken, log_, {"--objects", objects_file.string(), "--watch-script", script_file.string()},
+        dir_->certs(), kToken, log_, {"--objects", objects_file.string(), "--watch-script", script_file.string()},
         &error);
     ASSERT_TRUE(mock_) << error;
-    KubeApiConfig config;
-    config.server = "https://127.0.0.1:" + std::to_string(mock_->port());
-    config.token_file = (dir_ / "token").string();
-    config.ca_file = (dir_ / "certs" / "ca.crt").string();
-    client_ = std::make_unique<KubeApiClient>(config);
+    client_ = std::make_unique<KubeApiClient>(dir_->Config(mock_->port()));
   }
 
   static ListWatchOptions Options() {
@@ -201,7 +191,7 @@ class ListWatchTest : public ::testing::Test {
     return versions;
   }
 
-  static inline fs::path dir_;
+  static inline std::unique_ptr<testing_support::MockKubeApiDir> dir_;
   fs::path log_;
   std::unique_ptr<testing_support::MockKubeApiProcess> mock_;
   std::unique_ptr<KubeApiClient> client_;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/mock_kube_api_dir.h"
 #include "support/mock_kube_api_process.h"
 
 namespace ray_webhook {
@@ -66,34 +67,25 @@ class Recorder : public ReleaseObserver {
 class ReleaseFollowerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "release-follower-test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    const std::string cmd = "bash '" + std::string(CERTS_SCRIPT) + "' --out '" + (dir_ / "certs").string() + "' 2>'" +
-                            (dir_ / "certs.log").string() + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    std::ofstream(dir_ / "token") << kToken;
+    std::string error;
+    dir_ = testing_support::MockKubeApiDir::Create("release-follower-test", kToken, &error);
+    ASSERT_TRUE(dir_) << error;
   }
   void TearDown() override {
     follower_.reset();
     mock_.reset();
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   void Start(const std::vector<Json>& objects, const std::vector<std::vector<Json>>& watches) {
-    std::ofstream(dir_ / "objects.json") << Json{{"items", objects}}.dump();
-    std::ofstream(dir_ / "script.json") << Json{{"watches", watches}}.dump();
+    const fs::path objects_file = dir_->path() / "objects.json", script_file = dir_->path() / "script.json";
+    std::ofstream(objects_file) << Json{{"items", objects}}.dump();
+    std::ofstream(script_file) << Json{{"watches", watches}}.dump();
     std::string error;
     mock_ = testing_support::MockKubeApiProcess::Start(
-        dir_ / "certs", kToken, dir_ / "mock.log",
-        {"--objects", (dir_ / "objects.json").string(), "--watch-script", (dir_ / "script.json").string()}, &error);
+        dir_->certs(), kToken, dir_->path() / "mock.log",
+        {"--objects", objects_file.string(), "--watch-script", script_file.string()}, &error);
     ASSERT_TRUE(mock_) << error;
-    KubeApiConfig config;
-    config.server = "https://127.0.0.1:" + std::to_string(mock_->port());
-    config.token_file = (dir_ / "token").string();
-    config.ca_file = (dir_ / "certs" / "ca.crt").string();
-    client_ = std::make_unique<KubeApiClient>(config);
+    client_ = std::make_unique<KubeApiClient>(dir_->Config(mock_->port()));
     ReleaseFollowerOptions o;
     o.namespace_name = "ray-system";
     o.watch.initial_backoff = 100ms;
@@ -113,7 +105,7 @@ class ReleaseFollowerTest : public ::testing::Test {
     return false;
   }
 
-  fs::path dir_;
+  std::unique_ptr<testing_support::MockKubeApiDir> dir_;
   std::unique_ptr<testing_support::MockKubeApiProcess> mock_;
   std::unique_ptr<KubeApiClient> client_;
   Recorder recorder_;
