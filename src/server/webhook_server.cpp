@@ -116,12 +116,15 @@ Status WebhookServer::Bind() {
     m.audit = std::make_unique<PeriodicAudit>(
         *m.kube, [&m] { return m.policy.Get(); }, c.audit_interval, m.metrics, c.audit_reports);
   }
+  std::function<std::string()> ready_detail;
   if (c.kuberay_auto && !m.kube) {
     // As the second-head lookup: outside a cluster the fixed release serves, and says so.
-    spdlog::warn("--kuberay-version auto: no Kubernetes API configured (not in a cluster, no --kube-api-server); "
-                 "judging by the fixed release {}",
-                 ShowKubeRayVersion(c.policy.kuberay.version));
+    const std::string why = "no Kubernetes API configured (not in a cluster, no --kube-api-server); judging by the "
+                            "fixed release " +
+                            ShowKubeRayVersion(c.policy.kuberay.version);
+    spdlog::warn("--kuberay-version auto: {}", why);
     m.metrics.SetKubeRayRelease(ShowKubeRayVersion(c.policy.kuberay.version), "no_api");
+    ready_detail = [why] { return "kuberay release: " + why; };
   } else if (c.kuberay_auto) {
     ReleaseFollowerOptions o;
     o.namespace_name = c.kuberay_operator_namespace;
@@ -129,6 +132,7 @@ Status WebhookServer::Bind() {
     m.release = std::make_unique<ReleaseFollower>(*m.kube, o, c.policy.kuberay, m.release_in_force);
     const ReleaseChoice first = m.release->Choice();
     m.metrics.SetKubeRayRelease(ShowKubeRayVersion(first.target.version), ReleaseSourceName(first.source));
+    ready_detail = [&m] { return "kuberay release: " + m.release->Choice().detail; };
   } else {
     m.metrics.SetKubeRayRelease(ShowKubeRayVersion(c.policy.kuberay.version), "flag");
   }
@@ -147,8 +151,6 @@ Status WebhookServer::Bind() {
   o.busy_poll = c.busy_poll;
   m.loop = std::make_unique<ConnectionLoop>(o);
   m.counters = std::make_unique<ConnectionCounters>(*m.loop, m.metrics, o.max_connections);
-  std::function<std::string()> ready_detail;
-  if (m.release) ready_detail = [&m] { return "kuberay release: " + m.release->Choice().detail; };
   m.webhook_handler =
       std::make_unique<PortHandler>(true, *m.reviews, m.metrics, *m.counters, m.draining, ready_detail);
   m.probe_handler = std::make_unique<PortHandler>(false, *m.reviews, m.metrics, *m.counters, m.draining, ready_detail);
