@@ -1,5 +1,6 @@
 #include "ray_webhook/audit/auditor.h"
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -7,12 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "ray_webhook/core/decode/document_index.h"
 #include "ray_webhook/core/decode/object_decoder.h"
 #include "ray_webhook/core/model/admission_text.h"
 #include "ray_webhook/core/model/head_pods.h"
 #include "ray_webhook/core/pod/ray_pod.h"
 #include "ray_webhook/core/review/object_findings.h"
-#include "worker_spec.h"
+#include "spec_differences.h"
 
 namespace ray_webhook {
 namespace {
@@ -26,34 +28,14 @@ constexpr std::size_t kNamedPods = 5;
 constexpr std::size_t kTrackedVariants = 8;
 constexpr std::size_t kShownDifferences = 4;
 
-// Deeper than `limit`? Iterative, so a hostile document cannot exhaust the stack.
-bool DeeperThan(const Json& root, std::size_t limit) {
-  std::vector<std::pair<const Json*, std::size_t>> stack{{&root, 1}};
-  while (!stack.empty()) {
-    auto [value, depth] = stack.back();
-    stack.pop_back();
-    if (!value->is_structured()) continue;
-    if (depth > limit) return true;
-    for (const Json& child : *value) stack.emplace_back(&child, depth + 1);
-  }
-  return false;
-}
+using Outline = DocumentIndex::Outline;
 
-std::string StringAt(const Json& object, const char* key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+// A signature parsed to name differences. It is JSON the core wrote from a validated parse, bounded in
+// depth, so it parses; were it not to, the finding would name no field rather than fail.
+Json ParsedSignature(const std::string& signature) {
+  Json spec = Json::parse(signature, nullptr, false);
+  return spec.is_discarded() ? Json::object() : spec;
 }
-
-const Json& ObjectAt(const Json& object, const char* key) {
-  static const Json kEmpty = Json::object();
-  if (!object.is_object()) return kEmpty;
-  auto it = object.find(key);
-  return it != object.end() && it->is_object() ? *it : kEmpty;
-}
-
-// Strings that are not UTF-8 are written with U+FFFD in their place rather than refused.
-std::string Dump(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string NameList(const std::vector<std::string>& names, std::size_t total) {
   std::string out;
@@ -76,7 +58,8 @@ struct Auditor::Impl {
     std::string source;
   };
   struct Variant {
-    Json spec;
+    std::size_t hash = 0;
+    std::string signature;  // of the first Pod of the variant: ObjectDecoder::WorkerSpecSignature
     std::size_t count = 0;
     std::vector<std::string> names;  // the first kNamedPods
     std::string source;
@@ -95,13 +78,13 @@ struct Auditor::Impl {
     }
   }
 
-  Status AddObject(const Json& object, const std::string& kind, const std::string& api_version,
+  // One object of a document: `object` its outline (DocumentIndex), kind and api_version its own or
+  // the List's.
+  Status AddObject(const Outline& object, const std::string& kind, const std::string& api_version,
                    const std::string& source) {
-    const Json& metadata = ObjectAt(object, "metadata");
-    std::string ns = StringAt(metadata, "namespace");
+    std::string ns(object.namespace_name);
     if (ns.empty()) ns = "default";
-    std::string name = StringAt(metadata, "name");
-    if (name.empty()) name = StringAt(metadata, "generateName");
+    std::string name(object.name.empty() ? object.generate_name : object.name);
     GroupVersionKind gvk;
     std::optional<RayObjectKind> ray_kind;
     const std::size_t slash = api_version.find('/');
@@ -132,13 +115,12 @@ struct Auditor::Impl {
     request.operation = "CREATE";
     request.namespace_name = ns;
     request.name = name;
-    const std::string body = Dump(object);
-    const std::size_t padding = body.capacity() - body.size();
-    const Status decoded = ray_kind ? decoder.DecodeRayObject(body, *ray_kind, request.ray_object.emplace(), padding)
-                                    : decoder.DecodePod(body, request.pod.emplace(), padding);
+    const Status decoded = ray_kind ? decoder.DecodeRayObject(object.text, *ray_kind, request.ray_object.emplace(),
+                                                              object.readable_padding)
+                                    : decoder.DecodePod(object.text, request.pod.emplace(), object.readable_padding);
     if (!decoded.ok()) return Status::Error(source + ": " + kind + " " + ns + "/" + name + ": " + decoded.message());
-    const HeadPod state{name, StringAt(ObjectAt(object, "status"), "phase"),
-                        metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null()};
+    const HeadPod state{name, request.pod ? std::string(request.pod->phase) : std::string(),
+                        request.pod && request.pod->metadata.deletion_requested};
     const bool live = IsLiveHead(state);
     // A Pod on its way out (terminating) or done (Succeeded, Failed) is history: counted, not judged.
     if (request.pod && !live) return Status::Ok();
@@ -152,16 +134,21 @@ struct Auditor::Impl {
       HeadCensus& census = heads[{ns, std::string(identity->cluster)}];
       if (census.live_count++ == 0) census.source = source;
       if (census.live.size() < kNamedHeads) census.live.push_back(state);
-    } else {
-      CountWorker(groups[{ns, std::string(identity->cluster), std::string(identity->group)}], object, name, source);
+      return Status::Ok();
     }
+    WorkerGroup& group = groups[{ns, std::string(identity->cluster), std::string(identity->group)}];
+    if (Status s = decoder.WorkerSpecSignature(signature); !s.ok()) {
+      return Status::Error(source + ": " + kind + " " + ns + "/" + name + ": " + s.message());
+    }
+    CountWorker(group, signature, name, source);
     return Status::Ok();
   }
 
-  static void CountWorker(WorkerGroup& group, const Json& pod, const std::string& name, const std::string& source) {
-    Json spec = WorkerSpecOf(pod);
+  static void CountWorker(WorkerGroup& group, const std::string& signature, const std::string& name,
+                          const std::string& source) {
+    const std::size_t hash = std::hash<std::string>{}(signature);
     for (Variant& v : group.variants) {
-      if (v.spec != spec) continue;
+      if (v.hash != hash || v.signature != signature) continue;
       if (v.names.size() < kNamedPods) v.names.push_back(name);
       ++v.count;
       return;
@@ -170,7 +157,7 @@ struct Auditor::Impl {
       ++group.untracked_pods;
       return;
     }
-    group.variants.push_back({std::move(spec), 1, {name}, source});
+    group.variants.push_back({hash, signature, 1, {name}, source});
   }
 
   void ExtraHeads() {
@@ -206,10 +193,12 @@ struct Auditor::Impl {
         if (group.variants[k].count > group.variants[common].count) common = k;
       }
       const Variant& reference = group.variants[common];
+      const Json reference_spec = ParsedSignature(reference.signature);
       for (std::size_t k = 0; k < group.variants.size(); ++k) {
         if (k == common) continue;
         const Variant& odd = group.variants[k];
-        const std::vector<std::string> fields = SpecDifferences(reference.spec, odd.spec, kShownDifferences);
+        const std::vector<std::string> fields =
+            SpecDifferences(reference_spec, ParsedSignature(odd.signature), kShownDifferences);
         std::string where;
         for (const std::string& f : fields) where += (where.empty() ? "" : ", ") + f;
         std::string message = std::to_string(odd.count) + " worker Pod(s) of group " + Quote(group_name, 63) +
@@ -232,7 +221,9 @@ struct Auditor::Impl {
   }
 
   PolicyConfig policy;
+  DocumentIndex index;
   ObjectDecoder decoder;
+  std::string signature;  // reused from Pod to Pod
   AuditReport report;
   std::map<std::pair<std::string, std::string>, HeadCensus> heads;                  // (namespace, cluster)
   std::map<std::tuple<std::string, std::string, std::string>, WorkerGroup> groups;  // (namespace, cluster, group)
@@ -241,41 +232,46 @@ struct Auditor::Impl {
 Auditor::Auditor(PolicyConfig policy) : impl_(std::make_unique<Impl>(std::move(policy))) {}
 Auditor::~Auditor() = default;
 
-Status Auditor::AddDocument(const nlohmann::json& document, std::string_view source_view) {
+Status Auditor::AddDocument(std::string_view json_text, std::string_view source_view, std::size_t readable_padding) {
   const std::string source(source_view);
   try {
-    if (document.is_null()) return Status::Ok();  // an empty YAML document
-    if (!document.is_object()) return Status::Error(source + ": not an object (a JSON object or YAML mapping)");
-    if (DeeperThan(document, kMaxDocumentDepth)) {
-      return Status::Error(source + ": nested deeper than " + std::to_string(kMaxDocumentDepth) +
-                           " levels, which no Kubernetes object is");
+    DocumentIndex& index = impl_->index;
+    switch (index.Read(json_text, kMaxDocumentDepth, readable_padding)) {
+      case DocumentIndex::Shape::kObject: break;
+      case DocumentIndex::Shape::kNull: return Status::Ok();  // an empty YAML document
+      case DocumentIndex::Shape::kNotObject:
+        return Status::Error(source + ": not an object (a JSON object or YAML mapping)");
+      case DocumentIndex::Shape::kTooDeep:
+        return Status::Error(source + ": nested deeper than " + std::to_string(kMaxDocumentDepth) +
+                             " levels, which no Kubernetes object is");
+      case DocumentIndex::Shape::kInvalidJson: return Status::Error(source + ": not JSON: " + index.error());
     }
-    const std::string kind = StringAt(document, "kind");
-    const std::string api_version = StringAt(document, "apiVersion");
+    const Outline& root = index.root();
+    const std::string kind(root.kind);
+    const std::string api_version(root.api_version);
     if (kind.empty()) return Status::Error(source + ": no kind; not a Kubernetes object");
-    auto items = document.find("items");
-    const bool list = kind == "List" || (kind.size() > 4 && kind.ends_with("List") && items != document.end());
+    const DocumentIndex::Items items = index.items_shape();
+    const bool list =
+        kind == "List" || (kind.size() > 4 && kind.ends_with("List") && items != DocumentIndex::Items::kAbsent);
     if (!list) {
       if (api_version.empty()) return Status::Error(source + ": " + kind + " without apiVersion");
-      return impl_->AddObject(document, kind, api_version, source);
+      return impl_->AddObject(root, kind, api_version, source);
     }
-    if (items == document.end() || items->is_null()) return Status::Ok();  // an empty list
-    if (!items->is_array()) return Status::Error(source + ": " + kind + " whose items is not a list");
+    if (items == DocumentIndex::Items::kAbsent || items == DocumentIndex::Items::kNull) return Status::Ok();
+    if (items != DocumentIndex::Items::kList) return Status::Error(source + ": " + kind + " whose items is not a list");
     // A typed list's items carry no kind of their own when the API sends them.
     const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
     std::size_t n = 0;
-    for (const Json& item : *items) {
+    for (const Outline& item : index.items()) {
       const std::string where = source + " item " + std::to_string(++n);
-      if (!item.is_object()) return Status::Error(where + ": not an object");
-      std::string k = StringAt(item, "kind"), v = StringAt(item, "apiVersion");
+      if (!item.object) return Status::Error(where + ": not an object");
+      std::string k(item.kind), v(item.api_version);
       if (k.empty()) k = item_kind;
       if (v.empty()) v = api_version;
       if (k.empty() || v.empty()) return Status::Error(where + ": no kind or apiVersion; not a Kubernetes object");
       if (Status added = impl_->AddObject(item, k, v, where); !added.ok()) return added;
     }
     return Status::Ok();
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Error(source + ": " + e.what());
   } catch (const std::bad_alloc&) {
     return Status::Error(source + ": out of memory");
   }

@@ -14,9 +14,10 @@ namespace {
 Result<AuditReport> AuditFiles(const Command& command, std::istream& in) {
   Auditor auditor(command.config.policy);
   for (const std::string& path : command.audit_inputs) {
-    Status read = ForEachManifestDocument(path, in, [&](const nlohmann::json& document, const std::string& source) {
-      return auditor.AddDocument(document, source);
-    });
+    Status read = ForEachManifestDocument(
+        path, in, [&](std::string_view json_text, std::size_t readable_padding, const std::string& source) {
+          return auditor.AddDocument(json_text, source, readable_padding);
+        });
     if (!read.ok()) return read;
   }
   return auditor.Finish();

@@ -1,12 +1,22 @@
 #include "ray_webhook/kube/paged_list.h"
 
-#include <nlohmann/json.hpp>
+#include <limits>
+
+#include "ray_webhook/core/decode/document_index.h"
 
 namespace ray_webhook {
+namespace {
+
+// The outline reads no deeper than an item's metadata, so it needs no bound; the sink bounds the
+// objects it walks.
+constexpr std::size_t kAnyDepth = std::numeric_limits<std::size_t>::max();
+
+}  // namespace
 
 Result<bool> ListPages(KubeApiClient& client, const ListRequest& request, const PageSink& on_page,
                        const std::function<bool()>& stop) {
   std::string continue_token;
+  DocumentIndex index;
   for (std::size_t number = 1;; ++number) {
     if (stop && stop()) return Status::Error("stopped");
     if (number > request.max_pages) {
@@ -24,16 +34,14 @@ Result<bool> ListPages(KubeApiClient& client, const ListRequest& request, const 
       if (answer->status == 410) why += " (the list expired while it was read page by page; run again)";
       return Status::Error(why);
     }
-    nlohmann::json page = nlohmann::json::parse(answer->body, nullptr, false);
-    answer->body = std::string();
-    if (!page.is_object() || !page.contains("items")) {
+    // An outline of the page, not a parse of its objects: the sink parses those, once.
+    const std::string& page = answer->body;
+    if (index.Read(page, kAnyDepth) != DocumentIndex::Shape::kObject ||
+        index.items_shape() == DocumentIndex::Items::kAbsent) {
       return Status::Error("listing " + request.collection_path + ": the answer is not a list");
     }
+    continue_token = index.continue_token();
     if (Status s = on_page(page, number); !s.ok()) return s;
-    continue_token.clear();
-    if (auto meta = page.find("metadata"); meta != page.end() && meta->is_object()) {
-      if (auto c = meta->find("continue"); c != meta->end() && c->is_string()) continue_token = c->get<std::string>();
-    }
     if (continue_token.empty()) return true;
   }
 }

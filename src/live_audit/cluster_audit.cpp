@@ -1,7 +1,5 @@
 #include "ray_webhook/live_audit/cluster_audit.h"
 
-#include <nlohmann/json.hpp>
-
 #include "ray_webhook/audit/auditor.h"
 #include "ray_webhook/kube/paged_list.h"
 
@@ -40,7 +38,7 @@ Result<AuditReport> AuditCluster(KubeApiClient& client, const ClusterAuditScope&
     const std::string resource(c.resource);
     Result<bool> listed = ListPages(
         client, request,
-        [&](const nlohmann::json& page, std::size_t number) {
+        [&](std::string_view page, std::size_t number) {
           return auditor.AddDocument(page, "API " + resource + " page " + std::to_string(number));
         },
         stop);

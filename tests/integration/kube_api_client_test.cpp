@@ -612,7 +612,8 @@ TEST_F(KubeApiClientTest, ListPagesFollowsContinueUntilTheLastPage) {
   ListRequest request{"/api/v1/pods", std::string(kRayPodSelector), 2};
   std::vector<std::string> names;
   std::size_t pages = 0;
-  Result<bool> listed = ListPages(client, request, [&](const nlohmann::json& page, std::size_t number) {
+  Result<bool> listed = ListPages(client, request, [&](std::string_view text, std::size_t number) {
+    const nlohmann::json page = nlohmann::json::parse(text);
     EXPECT_EQ(number, ++pages);
     EXPECT_EQ(page["kind"], "PodList");
     EXPECT_LE(page["items"].size(), 2u);
@@ -632,8 +633,8 @@ TEST_F(KubeApiClientTest, ListPagesOfOneNamespace) {
   KubeApiClient client(Config());
   std::size_t items = 0;
   Result<bool> listed = ListPages(client, {"/api/v1/namespaces/default/pods", std::string(kRayPodSelector), 500},
-                                  [&](const nlohmann::json& page, std::size_t) {
-                                    items += page["items"].size();
+                                  [&](std::string_view page, std::size_t) {
+                                    items += nlohmann::json::parse(page)["items"].size();
                                     return Status::Ok();
                                   });
   ASSERT_TRUE(listed.ok()) << listed.error();
@@ -643,7 +644,7 @@ TEST_F(KubeApiClientTest, ListPagesOfOneNamespace) {
 TEST_F(KubeApiClientTest, ListPagesOfAResourceNotServedIsFalse) {
   KubeApiClient client(Config());
   Result<bool> listed = ListPages(client, {"/apis/ray.io/v1/rayservices", "", 500},
-                                  [](const nlohmann::json&, std::size_t) { return Status::Ok(); });
+                                  [](std::string_view, std::size_t) { return Status::Ok(); });
   ASSERT_TRUE(listed.ok()) << listed.error();
   EXPECT_FALSE(*listed);
 }
@@ -653,12 +654,12 @@ TEST_F(KubeApiClientTest, ListPagesStopsOnAnErrorStatusOrTheSinksError) {
   wrong.token_file = OwnTokenFile(kWrongToken).string();
   KubeApiClient unauthorized(wrong);
   Result<bool> denied = ListPages(unauthorized, {"/apis/ray.io/v1/rayclusters", "", 500},
-                                  [](const nlohmann::json&, std::size_t) { return Status::Ok(); });
+                                  [](std::string_view, std::size_t) { return Status::Ok(); });
   ASSERT_FALSE(denied.ok());
   EXPECT_EQ(denied.error(), "listing /apis/ray.io/v1/rayclusters: the Kubernetes API answered 401: Unauthorized");
   KubeApiClient client(Config());
-  Result<bool> stopped = ListPages(client, {"/api/v1/pods", "", 1},
-                                   [](const nlohmann::json&, std::size_t) { return Status::Error("enough"); });
+  Result<bool> stopped =
+      ListPages(client, {"/api/v1/pods", "", 1}, [](std::string_view, std::size_t) { return Status::Error("enough"); });
   EXPECT_EQ(stopped.error(), "enough");
   Result<KubeApiClient::Answer> expired = client.Get("/api/v1/pods?limit=1&continue=bogus", 2000ms, 1 << 20);
   ASSERT_TRUE(expired.ok()) << expired.error();

@@ -4,7 +4,10 @@
 # as the core's top part (core/review, which links every other part) is, must
 # fail to compile for want of the header, and each public header of every part
 # of the core must compile. No source or header may reach around the include
-# path with a relative "../" include. (Between the parts: core_parts_are_layered.py.)
+# path with a relative "../" include, and none includes nlohmann/json, which is
+# the audit's and the command line's I/O, not the core's (it is a system
+# header, so the include path alone would not keep it out). (Between the
+# parts: core_parts_are_layered.py.)
 #   core_is_pure.sh CXX SOURCE_DIR INCLUDE_DIR...   (core/review's include directories)
 set -uo pipefail
 # shellcheck source=../deploy/lib.sh
@@ -34,4 +37,7 @@ done
 relative="$(grep -rn '#include "\.\./' "$src/src" "$src/include" 2>/dev/null)"
 if [ -z "$relative" ]; then pass "no relative includes in src/ and include/"
 else fail "relative includes reach around the layers: $relative"; fi
+nlohmann="$(grep -rn '#include <nlohmann' "$src/src/core" "$src/include/ray_webhook/core" 2>/dev/null)"
+if [ -z "$nlohmann" ]; then pass "no nlohmann/json in the core"
+else fail "nlohmann/json in the core: $nlohmann"; fi
 finish

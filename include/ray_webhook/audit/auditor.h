@@ -5,9 +5,14 @@
 // Contract: pure (no I/O, no clock); fed one document at a time, so that a
 // caller reading a large cluster page by page holds one page, the findings
 // and a small summary per RayCluster and worker group, never the whole list.
-// A document is one object or a List of them (kind "List" or "<Kind>List"
-// with "items", as `kubectl get -o json` and the API answer); items without
-// kind and apiVersion take them from the List (a PodList's items are Pods).
+// A document is the JSON text of one object or of a List of them (kind
+// "List" or "<Kind>List" with "items", as `kubectl get -o json` and the API
+// answer); items without kind and apiVersion take them from the List (a
+// PodList's items are Pods). The text is parsed once: the core's
+// DocumentIndex finds the items' texts, and each object is decoded from its
+// text by the core's ObjectDecoder, whose one parse also gives a worker Pod's
+// worker spec signature; nlohmann/json reads only the two signatures of a
+// drift being reported.
 // Pods (v1) and ray.io RayCluster, RayJob and RayService (v1, v1alpha1) are
 // audited; other kinds are counted and skipped. An object without
 // metadata.namespace is audited as in namespace "default", as kubectl would
@@ -19,16 +24,20 @@
 //  - extra-head: a RayCluster (namespace, label ray.io/cluster) with more than
 //    one live head Pod (ray.io/node-type=head);
 //  - worker-drift: live worker Pods of one group (ray.io/cluster, ray.io/group)
-//    whose specs differ beyond what differs per Pod (WorkerSpecOf): each
-//    variant other than the most common one is a finding naming its Pods and
-//    the fields that differ.
-// A document that is not a usable object (not an object, no kind, nested
-// deeper than kMaxDocumentDepth, a field of the wrong type where the decoder
-// reads it) is an error naming its source; the Auditor stays usable. Never throws.
+//    whose worker spec signatures differ (the spec without what differs per
+//    Pod, ObjectDecoder::WorkerSpecSignature): each variant other than the
+//    most common one is a finding naming its Pods and the fields that differ
+//    (SpecDifferences). A group keeps one signature per variant, at most
+//    kTrackedVariants of them.
+// A document that is not a usable object (not valid JSON, not an object, no
+// kind, nested deeper than kMaxDocumentDepth, a field of the wrong type where
+// the decoder reads it) is an error naming its source; the Auditor stays
+// usable. Empty text and null (an empty YAML document) are nothing to audit.
+// Never throws.
 #pragma once
 
+#include <cstddef>
 #include <memory>
-#include <nlohmann/json_fwd.hpp>
 #include <string_view>
 
 #include "ray_webhook/audit/audit_report.h"
@@ -49,7 +58,9 @@ class Auditor {
   Auditor& operator=(const Auditor&) = delete;
 
   // source: where the document came from, for findings and errors ("dump.yaml document 3").
-  Status AddDocument(const nlohmann::json& document, std::string_view source);
+  // readable_padding: bytes after json_text that may be read (not written), so that the
+  // parser reads the text in place rather than from a copy.
+  Status AddDocument(std::string_view json_text, std::string_view source, std::size_t readable_padding = 0);
 
   // The report, with the cross-object rules applied. Call once.
   AuditReport Finish();

@@ -5,18 +5,22 @@
 #include "pod_decoder.h"
 #include "ray_object_decoder.h"
 #include "ray_webhook/core/json/json_parser.h"
+#include "worker_spec_signature.h"
 
 namespace ray_webhook {
 
 struct ObjectDecoder::Impl {
   // Objects come one at a time, and rarely: the buffers grow to the largest.
   JsonParser parser{0};
+  // The document decoded last, kept so that WorkerSpecSignature reads it again without a second parse.
+  od::document doc;
+  bool pod_decoded = false;
 
   // Opens json, runs decode(object, reader) over its root and checks that
   // nothing follows it.
   template <typename Decode>
   Status Run(std::string_view json, std::size_t readable_padding, Decode&& decode) {
-    od::document doc;
+    pod_decoded = false;
     od::object root;
     simdjson::error_code e = simdjson::SUCCESS;
     switch (parser.Open(json, readable_padding, &doc, &root, &e)) {
@@ -41,8 +45,22 @@ ObjectDecoder::ObjectDecoder() : impl_(std::make_unique<Impl>()) {}
 ObjectDecoder::~ObjectDecoder() = default;
 
 Status ObjectDecoder::DecodePod(std::string_view json, Pod& out, std::size_t readable_padding) {
-  return impl_->Run(json, readable_padding,
-                    [&](od::object root, JsonReader& r) { ray_webhook::DecodePod(root, r, out); });
+  Status status =
+      impl_->Run(json, readable_padding, [&](od::object root, JsonReader& r) { ray_webhook::DecodePod(root, r, out); });
+  impl_->pod_decoded = status.ok();
+  return status;
+}
+
+Status ObjectDecoder::WorkerSpecSignature(std::string& out) {
+  if (!impl_->pod_decoded) return Status::Error("no Pod decoded");
+  // Back to the document's first token: the tokens found by the one parse are walked again, and the
+  // signature reads raw tokens only, so the Pod's views stay as they are.
+  impl_->doc.rewind();
+  od::object root;
+  JsonReader r;
+  if (r.Ok(impl_->doc.get_object().get(root))) WriteWorkerSpecSignature(root, r, out);
+  if (r.json_error() != simdjson::SUCCESS) return Impl::InvalidJson(r.json_error());
+  return r.failed() ? Status::Error(r.error()) : Status::Ok();
 }
 
 Status ObjectDecoder::DecodeRayObject(std::string_view json, RayObjectKind kind, RayObject& out,

@@ -16,6 +16,10 @@ void DecodeObjectMeta(od::value v, JsonReader& r, ObjectMeta& meta) {
       r.Map(m, "metadata.labels", &meta.labels);
     } else if (k == "annotations") {
       r.Map(m, "metadata.annotations", &meta.annotations);
+    } else if (k == "deletionTimestamp") {
+      // Only whether it is set matters; its value is the API server's, and not read.
+      od::json_type t;
+      if (r.Ok(m.type().get(t))) meta.deletion_requested = t != od::json_type::null;
     }
   });
 }

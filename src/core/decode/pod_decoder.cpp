@@ -10,6 +10,8 @@ void DecodePod(od::object obj, JsonReader& r, Pod& pod) {
   meta.name = meta.generate_name = meta.namespace_name = {};
   meta.labels.clear();
   meta.annotations.clear();
+  meta.deletion_requested = false;
+  pod.phase = {};
   bool containers = false, init_containers = false, ephemeral_containers = false;
   r.Fields(obj, [&](std::string_view key, od::value v) {
     if (key == "metadata") {
@@ -28,6 +30,17 @@ void DecodePod(od::object obj, JsonReader& r, Pod& pod) {
           ephemeral_containers = true;
           DecodeContainers(list, "spec.ephemeralContainers", r, &pod.ephemeral_containers);
         }
+      });
+    } else if (key == "status") {
+      // Read leniently: a status the API server wrote is no part of what admission judges, so a
+      // malformed one is no error, only no phase.
+      od::json_type t;
+      od::object status;
+      if (!r.Ok(v.type().get(t)) || t != od::json_type::object || !r.Ok(v.get_object().get(status))) return;
+      r.Fields(status, [&](std::string_view k, od::value phase) {
+        od::json_type pt;
+        if (k == "phase" && r.Ok(phase.type().get(pt)) && pt == od::json_type::string)
+          r.Ok(phase.get_string().get(pod.phase));
       });
     }
   });

@@ -7,7 +7,9 @@
 // reusing the storage of the lists it already has, so that decoding a Pod
 // like the previous one into the same value allocates nothing; nothing of the
 // previous Pod survives. Only the fields the rules read are kept: metadata
-// (object_meta_decoder.h), containers, initContainers, ephemeralContainers.
+// (object_meta_decoder.h), containers, initContainers, ephemeralContainers,
+// and status.phase for the audit of existing Pods (a status of the wrong type
+// is no error: admission never judges it).
 #pragma once
 
 #include "ray_webhook/core/json/json_reader.h"

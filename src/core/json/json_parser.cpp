@@ -42,7 +42,9 @@ JsonParser::Root JsonParser::Open(std::string_view body, std::size_t readable_pa
     data = scratch_.data();
     capacity = scratch_.capacity();
   }
+  begin_ = data;
   end_ = data + body.size();
+  readable_ = data + capacity;
   od::json_type root_type;
   error_code e = parser_.iterate(simdjson::padded_string_view(data, body.size(), capacity)).get(*doc);
   if (e == SUCCESS) e = doc->type().get(root_type);
@@ -64,6 +66,10 @@ error_code JsonParser::CheckEnd(od::document& doc) const {
   std::string_view whole;
   if (const error_code e = doc.raw_json().get(whole); e != SUCCESS) return e;
   return whole.data() + whole.size() == end_ ? SUCCESS : simdjson::TRAILING_CONTENT;
+}
+
+std::size_t JsonParser::ReadableAfter(std::string_view text) const {
+  return static_cast<std::size_t>(readable_ - (text.data() + text.size()));
 }
 
 std::size_t JsonParser::capacity() const { return std::max(parser_.capacity(), scratch_.capacity()); }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "support/fixture_files.h"
@@ -15,11 +16,12 @@ using testing::ReadFixture;
 
 json Fixture(const std::string& name) { return json::parse(ReadFixture("audit/" + name)); }
 
+// The Auditor reads JSON text: the documents built here are written out as kubectl would.
 AuditReport Audit(const std::vector<json>& documents, PolicyConfig policy = {}) {
   Auditor auditor(policy);
   std::size_t n = 0;
   for (const json& d : documents) {
-    Status s = auditor.AddDocument(d, "test document " + std::to_string(++n));
+    Status s = auditor.AddDocument(d.dump(), "test document " + std::to_string(++n));
     EXPECT_TRUE(s.ok()) << s.message();
   }
   return auditor.Finish();
@@ -107,7 +109,7 @@ TEST(Auditor, ATemplateEditedSinceIsDriftNamingTheField) {
 TEST(Auditor, TemplateRulesRunOnRayObjects) {
   Auditor auditor({});
   json cluster = json::parse(ReadFixture("reviews/raycluster-dupmount-shm.json"))["request"]["object"];
-  ASSERT_TRUE(auditor.AddDocument(cluster, "x").ok());
+  ASSERT_TRUE(auditor.AddDocument(cluster.dump(), "x").ok());
   const AuditReport r = auditor.Finish();
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].rule, "duplicate-mount");
@@ -147,19 +149,68 @@ TEST(Auditor, OtherKindsAreSkipped) {
 
 TEST(Auditor, BadDocumentsAreErrorsNamingTheirSource) {
   Auditor auditor({});
-  Status s = auditor.AddDocument(json::parse(ReadFixture("audit/bad/list-item-not-object.json")), "f.json document 1");
+  Status s = auditor.AddDocument(ReadFixture("audit/bad/list-item-not-object.json"), "f.json document 1");
   EXPECT_EQ(s.message(), "f.json document 1 item 2: not an object");
-  s = auditor.AddDocument(json::parse(ReadFixture("audit/bad/deep.json")), "deep.json document 1");
+  s = auditor.AddDocument(ReadFixture("audit/bad/deep.json"), "deep.json document 1");
   EXPECT_TRUE(Has(s.message(), "deep.json document 1: nested deeper than 128 levels")) << s.message();
-  s = auditor.AddDocument(json::array(), "d");
+  s = auditor.AddDocument("[]", "d");
   EXPECT_EQ(s.message(), "d: not an object (a JSON object or YAML mapping)");
-  s = auditor.AddDocument(json{{"metadata", json::object()}}, "d");
+  s = auditor.AddDocument(R"({"metadata": {}})", "d");
   EXPECT_EQ(s.message(), "d: no kind; not a Kubernetes object");
-  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "p"}, {"labels", {{"a", 5}}}}}};
-  s = auditor.AddDocument(pod, "d");
+  s = auditor.AddDocument(R"({"kind": "Pod", "metadata": {}})", "d");
+  EXPECT_EQ(s.message(), "d: Pod without apiVersion");
+  s = auditor.AddDocument(R"({"kind": "PodList", "apiVersion": "v1", "items": {}})", "d");
+  EXPECT_EQ(s.message(), "d: PodList whose items is not a list");
+  s = auditor.AddDocument(R"({"kind": "List", "apiVersion": "v1", "items": [{"metadata": {}}]})", "d");
+  EXPECT_EQ(s.message(), "d item 1: no kind or apiVersion; not a Kubernetes object");
+  s = auditor.AddDocument(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": 5}}})", "d");
   EXPECT_TRUE(Has(s.message(), "d: Pod default/p: ")) << s.message();
   EXPECT_FALSE(Has(s.message(), "request.object")) << s.message();
-  EXPECT_TRUE(auditor.AddDocument(json(nullptr), "empty").ok());
+  s = auditor.AddDocument(R"({"apiVersion": "v1", "kind": "Pod")", "d");
+  EXPECT_EQ(s.message().rfind("d: not JSON: ", 0), 0u) << s.message();
+  EXPECT_TRUE(auditor.AddDocument("null", "empty").ok());
+  EXPECT_TRUE(auditor.AddDocument(" \n", "empty").ok());
+  EXPECT_TRUE(auditor.AddDocument(R"({"kind": "PodList", "apiVersion": "v1", "items": null})", "d").ok());
+  // Still usable after every error.
+  EXPECT_TRUE(auditor.AddDocument(ReadFixture("audit/clean-cluster.json"), "clean").ok());
+}
+
+TEST(Auditor, KeyOrderAndBlanksDoNotMakeDrift) {
+  // The same worker twice, once with every object's keys reversed and written with blanks.
+  json dump = Fixture("clean-cluster.json");
+  std::string spec_reversed;
+  const std::function<void(const json&)> write = [&](const json& v) {
+    if (v.is_object()) {
+      spec_reversed += "{ ";
+      std::vector<std::string> keys;
+      for (auto it = v.begin(); it != v.end(); ++it) keys.insert(keys.begin(), it.key());
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        spec_reversed += (i ? " , " : "") + json(keys[i]).dump() + " : ";
+        write(v[keys[i]]);
+      }
+      spec_reversed += " }";
+    } else if (v.is_array()) {
+      spec_reversed += "[ ";
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) spec_reversed += " , ";
+        write(v[i]);
+      }
+      spec_reversed += " ]";
+    } else {
+      spec_reversed += v.dump();
+    }
+  };
+  write(dump["items"][3]);
+  Auditor auditor({});
+  ASSERT_TRUE(auditor.AddDocument(dump.dump(), "a").ok());
+  json again = dump["items"][3];
+  again["metadata"]["name"] = "another";
+  std::string text = again.dump();
+  ASSERT_TRUE(auditor.AddDocument(text, "b").ok());
+  ASSERT_TRUE(auditor.AddDocument(spec_reversed, "c").ok());
+  const AuditReport r = auditor.Finish();
+  EXPECT_TRUE(Of(r, kWorkerDriftRule).empty()) << r.findings.front().message;
+  EXPECT_EQ(r.pods, 5u);
 }
 
 TEST(Auditor, FindingsBeyondTheBoundAreCounted) {

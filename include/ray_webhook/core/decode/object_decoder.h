@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "ray_webhook/core/model/pod_view.h"
@@ -33,6 +34,17 @@ class ObjectDecoder {
   // be read, so that the parser reads json in place.
   Status DecodePod(std::string_view json, Pod& out, std::size_t readable_padding = 0);
   Status DecodeRayObject(std::string_view json, RayObjectKind kind, RayObject& out, std::size_t readable_padding = 0);
+
+  // The worker spec signature of the Pod the last call decoded, which must be
+  // a DecodePod that succeeded (else an error): the Pod's spec as minified
+  // JSON with its keys sorted and without what differs per Pod of one worker
+  // group (the scheduler's node, multi-host webhooks' hostname, subdomain and
+  // TPU env values, the generated service-account token volume name,
+  // ephemeral containers, scheduling gates; the list and why:
+  // src/core/decode/worker_spec_signature.h), so that two worker Pods built
+  // from one template have equal signatures. Read from the same parse as the
+  // Pod, which stays valid; out is replaced.
+  Status WorkerSpecSignature(std::string& out);
 
  private:
   struct Impl;

@@ -39,11 +39,21 @@ class JsonParser {
   // The largest body the buffers hold without growing.
   std::size_t capacity() const;
 
+  // The body opened last as the parser reads it: in place, or the copy.
+  std::string_view body() const { return {begin_, static_cast<std::size_t>(end_ - begin_)}; }
+
+  // How many bytes after `text`, a part of the body opened last, may be read:
+  // the rest of the body and its padding (or the copy's), so that a part can
+  // be parsed again in place.
+  std::size_t ReadableAfter(std::string_view text) const;
+
  private:
   od::parser parser_;
   // Bodies without readable padding are copied here.
   std::string scratch_;
-  const char* end_ = nullptr;  // of the body opened last
+  const char* begin_ = nullptr;  // of the body opened last
+  const char* end_ = nullptr;
+  const char* readable_ = nullptr;  // its end, padding included
 };
 
 }  // namespace ray_webhook

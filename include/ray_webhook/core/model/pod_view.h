@@ -45,6 +45,8 @@ struct ObjectMeta {
   std::string_view namespace_name;
   StringMap labels;
   StringMap annotations;
+  // metadata.deletionTimestamp is set (any value but null): the object is being deleted.
+  bool deletion_requested = false;
 };
 
 struct Pod {
@@ -52,6 +54,9 @@ struct Pod {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   std::vector<Container> ephemeral_containers;
+  // status.phase ("Pending", "Running", "Succeeded", ...); empty when absent or not a string.
+  // Read for the audit of existing Pods; a Pod under admission has no status yet.
+  std::string_view phase;
 };
 
 struct GroupVersionKind {

@@ -54,6 +54,27 @@ TEST(PodDecoder, NothingOfThePreviousPodSurvives) {
   EXPECT_TRUE(pod.init_containers.empty());
 }
 
+// What the audit of existing Pods reads: the phase and whether the Pod is being deleted. A status of
+// the wrong type is no error, since admission never judges it.
+TEST(PodDecoder, ReadsThePhaseAndTheDeletionLeniently) {
+  BareObject bare;
+  Pod pod;
+  ASSERT_FALSE(DecodeBarePod(bare, R"({"metadata":{"deletionTimestamp":"2026-01-01T00:00:00Z"},
+      "status":{"phase":"Failed","podIP":"10.0.0.1"}})",
+                             &pod)
+                   .failed());
+  EXPECT_EQ(pod.phase, "Failed");
+  EXPECT_TRUE(pod.metadata.deletion_requested);
+  ASSERT_FALSE(DecodeBarePod(bare, R"({"metadata":{"deletionTimestamp":null},"status":{"phase":7}})", &pod).failed());
+  EXPECT_EQ(pod.phase, "");
+  EXPECT_FALSE(pod.metadata.deletion_requested);
+  ASSERT_FALSE(DecodeBarePod(bare, R"({"metadata":{"name":"p"},"status":"oops"})", &pod).failed());
+  ASSERT_FALSE(DecodeBarePod(bare, R"({"status":{"phase":"Running"}})", &pod).failed());
+  EXPECT_EQ(pod.phase, "Running");
+  ASSERT_FALSE(DecodeBarePod(bare, R"({"metadata":{"name":"p"}})", &pod).failed());
+  EXPECT_EQ(pod.phase, "");
+}
+
 // A repeated key counts with its last value, as in Go's encoding/json.
 TEST(PodDecoder, ARepeatedContainersListCountsWithTheLast) {
   BareObject bare;
