@@ -17,6 +17,8 @@
 # E2E_BIN_DIR (where the Go binaries are cached, default tests/e2e/.bin),
 # E2E_WORK (work directory, default a new one under /tmp), E2E_POD_CIDR,
 # E2E_GO_RUN (a -test.run pattern for the Go suite), E2E_GO_TIMEOUT,
+# E2E_GO_PARALLEL (go test -parallel: how many of the tests that call
+# t.Parallel run at once, default 2; 1 runs them one after the other),
 # E2E_ALL_RELEASES=1 (also the operator releases marked OPTIONAL), E2E_IMAGE
 # (the OCI archive ray-webhook runs from; default scripts/image.sh's, built
 # when missing; none: the binary), E2E_APISERVER_PROFILING=1 (--up: serve
@@ -38,7 +40,7 @@ for arg in "$@"; do
     --keep) keep=1 ;;
     --up) keep=1; up_only=1 ;;
     --build) build_only=1 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e2e.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +50,11 @@ done
 export PATH
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 go_p="${E2E_GO_P:-1}"
+# go test's -parallel defaults to GOMAXPROCS, the number of cores: what bounds
+# the tests that call t.Parallel is what they may do beside one another on one
+# cluster (docs/end-to-end.md, "Tests in parallel"), not the cores, so it is
+# set here: 2, the size of that set.
+go_parallel="${E2E_GO_PARALLEL:-2}"
 
 log() { printf '%s e2e: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "$*"; exit 1; }
@@ -216,7 +223,7 @@ run_go_suite() {
   # framework.Main brings the cluster up in WORK (the binaries of BIN, the
   # server RAY_WEBHOOK_BIN) and stops it at the end, unless E2E_KEEP=1.
   (cd "$e2e" && env -u E2E_CLUSTER_ENV E2E_WORK="$work" E2E_BIN_DIR="$bin" RAY_WEBHOOK_BIN="$ray_webhook" E2E_IMAGE="$image" \
-    E2E_KEEP="$keep" nice -n 10 go test -json -count=1 -p 1 -trimpath -timeout "${E2E_GO_TIMEOUT:-45m}" \
+    E2E_KEEP="$keep" nice -n 10 go test -json -count=1 -p 1 -parallel "$go_parallel" -trimpath -timeout "${E2E_GO_TIMEOUT:-45m}" \
     ${E2E_GO_RUN:+-run "$E2E_GO_RUN"} "${pkgs[@]}") >"$json" 2>"$logs/go-suite.stderr"
   rc=$?
   jq -j 'select(.Action == "output") | .Output' "$json" >"$out" 2>/dev/null
@@ -251,6 +258,18 @@ run_go_suite() {
   fi
   # What a person reads: each test's t.Log lines.
   grep -E '^ +[a-z_]+_test\.go:[0-9]+: ' "$out" | cut -c1-400 | sed 's/^ */     /'
+  # The times: from the first top-level test's start to the last one's end
+  # (the cluster's bring-up and stop left out), and each top-level test's own.
+  jq -r -s --arg suite "$suite" --arg par "$go_parallel" '
+    def secs: .Time | sub("\\.[0-9]+"; "") | sub("\\+00:00$"; "Z") | fromdateiso8601;
+    [ .[] | select(.Package == $suite and .Test != null and (.Test | contains("/") | not)) ] as $top
+    | ($top | map(select(.Action == "run") | secs) | min) as $t0
+    | ($top | map(select(.Action == "pass" or .Action == "fail") | secs) | max) as $t1
+    | select($t0 != null and $t1 != null)
+    | "the tests took \($t1 - $t0) s (-parallel \($par)): "
+      + ($top | map(select(.Action == "pass" or .Action == "fail")) | sort_by(-.Elapsed)
+         | map("\(.Test) \(.Elapsed | round) s") | join(", "))' "$json" 2>>"$logs/go-suite.stderr" \
+    | while read -r line; do log "$line"; done
 }
 
 run_go_suite

@@ -29,6 +29,10 @@ import (
 //	                 Deployment's readinessProbe; hung (SIGSTOP) it is marked not ready, then
 //	                 killed by its livenessProbe and started again, and ready again
 func TestImage(t *testing.T) {
+	// In parallel (docs/end-to-end.md, "Tests in parallel"): its replica is
+	// routed to by nothing, publishes its readiness in its own namespace's
+	// slice, and it creates no Ray Pod and no custom resource.
+	t.Parallel()
 	c := framework.Attach(t)
 	if c.Image == nil {
 		t.Fatalf("the cluster runs ray-webhook from %s, not from its image (E2E_IMAGE unset; scripts/e2e.sh builds it)", c.RayWebhook)

@@ -46,6 +46,11 @@ import (
 const upgradeService = "rayservice-upgraded-to-completion-40char" // 40 characters
 
 func TestRayServiceUpgrade(t *testing.T) {
+	// In parallel (docs/end-to-end.md, "Tests in parallel"), with tests that
+	// create no Ray Pod, start no operator and leave the webhook's routing
+	// alone: its count of kube-apiserver's calls of the Pod webhook is
+	// cluster-wide, and its operator watches every namespace.
+	t.Parallel()
 	framework.Attach(t)
 	releases := []string{releaseCurrent}
 	// v1.3.2's cold build is long: tests/e2e/kuberay-v1.3.2/OPTIONAL.
