@@ -263,7 +263,8 @@ const ServeFlag kServeFlags[] = {
      "watched, which needs a ClusterRole",
      [](ServeSettings& s, std::string_view v) {
        // A namespace's name is an RFC 1123 label: a subdomain of one part, at most 63 characters.
-       if (v.size() > 63 || v.find('.') != std::string_view::npos || !IsDnsSubdomain(v)) return Status::Error("--kuberay-operator-namespace must be a namespace name; got " + Got(v));
+       if (v.size() > 63 || v.find('.') != std::string_view::npos || !IsDnsSubdomain(v))
+         return Status::Error("--kuberay-operator-namespace must be a namespace name; got " + Got(v));
        Server(s).kuberay_operator_namespace = std::string(v);
        return Status::Ok();
      },

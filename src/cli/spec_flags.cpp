@@ -27,8 +27,9 @@ bool ParseRuleMode(std::string_view text, RuleMode* out) {
 Status KubeRayVersionFlag(std::string_view value, PolicyConfig& policy, bool* follow) {
   if (value == "auto" || value.starts_with("auto:")) {
     if (follow == nullptr) {
-      return Status::Error("--kuberay-version auto reads the operator's Deployment while serving; give a release, "
-                           "such as 1.6.2");
+      return Status::Error(
+          "--kuberay-version auto reads the operator's Deployment while serving; give a release, "
+          "such as 1.6.2");
     }
     *follow = true;
     if (value == "auto") return Status::Ok();
@@ -39,8 +40,7 @@ Status KubeRayVersionFlag(std::string_view value, PolicyConfig& policy, bool* fo
   const auto version = ParseKubeRayVersion(value);
   if (!version) {
     return Status::Error("--kuberay-version must be the KubeRay operator's release, such as 1.6.2 or v1.7.0" +
-                         std::string(follow != nullptr ? ", or auto or auto:1.6.2" : "") + "; got " +
-                         Got(value));
+                         std::string(follow != nullptr ? ", or auto or auto:1.6.2" : "") + "; got " + Got(value));
   }
   policy.kuberay.version = *version;
   return Status::Ok();

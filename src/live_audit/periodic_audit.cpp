@@ -39,7 +39,8 @@ void PeriodicAudit::Run() {
 
 void PeriodicAudit::AuditOnce() {
   const auto start = std::chrono::steady_clock::now();
-  Result<AuditReport> report = AuditCluster(client_, ClusterAuditScope{}, policy_(), [this] { return stopping_.load(); });
+  Result<AuditReport> report =
+      AuditCluster(client_, ClusterAuditScope{}, policy_(), [this] { return stopping_.load(); });
   if (stopping_) return;
   if (!report.ok()) {
     gauges_.CountAuditFailure();

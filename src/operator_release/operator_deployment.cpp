@@ -15,7 +15,8 @@ std::string_view Repository(std::string_view image) {
   if (const std::size_t at = image.find('@'); at != std::string_view::npos) image = image.substr(0, at);
   const std::size_t slash = image.rfind('/');
   const std::size_t colon = image.rfind(':');
-  if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash)) image = image.substr(0, colon);
+  if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash))
+    image = image.substr(0, colon);
   return image;
 }
 
@@ -121,7 +122,8 @@ Result<OperatorDeployment> ReadOperatorDeployment(std::string_view json) {
   dom::element containers;
   if (pod_spec.at_key("containers").get(containers) != SUCCESS || containers.is_null()) return out;
   dom::array list;
-  if (containers.get_array().get(list) != SUCCESS) return Status::Error("spec.template.spec.containers: expected a list");
+  if (containers.get_array().get(list) != SUCCESS)
+    return Status::Error("spec.template.spec.containers: expected a list");
   std::size_t index = 0;
   for (dom::element c : list) {
     dom::object container;

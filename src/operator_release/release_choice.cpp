@@ -55,8 +55,8 @@ Read ReadRelease(const OperatorDeployment& d) {
     const auto labelled = ParseKubeRayVersion(d.version_label);
     if (labelled && *labelled != *r.version) {
       r.problem = ReleaseSource::kAmbiguous;
-      r.why = "Deployment " + d.Id() + " runs image tag " + d.image_tag + " but is labelled app.kubernetes.io/version=" +
-              d.version_label;
+      r.why = "Deployment " + d.Id() + " runs image tag " + d.image_tag +
+              " but is labelled app.kubernetes.io/version=" + d.version_label;
       return r;
     }
   }
@@ -128,7 +128,8 @@ ReleaseChoice ChooseKubeRayRelease(std::span<const OperatorDeployment> deploymen
   for (const auto& [name, on] : fixed.feature_gates) choice.target.feature_gates[name] = on;
   choice.detail = "KubeRay " + ShowKubeRayVersion(choice.target.version) + " from Deployment " + first->Id() +
                   " (image " + first->image + ")";
-  if (!choice.target.feature_gates.empty()) choice.detail += ", feature gates " + ShowGates(choice.target.feature_gates);
+  if (!choice.target.feature_gates.empty())
+    choice.detail += ", feature gates " + ShowGates(choice.target.feature_gates);
   return choice;
 }
 

@@ -9,8 +9,8 @@ namespace {
 
 ListWatchOptions WatchOptions(const ReleaseFollowerOptions& o) {
   ListWatchOptions w = o.watch;
-  w.collection_path =
-      o.namespace_name.empty() ? "/apis/apps/v1/deployments" : "/apis/apps/v1/namespaces/" + o.namespace_name + "/deployments";
+  w.collection_path = o.namespace_name.empty() ? "/apis/apps/v1/deployments"
+                                               : "/apis/apps/v1/namespaces/" + o.namespace_name + "/deployments";
   w.label_selector = o.label_selector;
   return w;
 }

@@ -83,8 +83,9 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                      .Add({});
   release_info_ = &prometheus::BuildGauge()
                        .Name("ray_webhook_kuberay_release_info")
-                       .Help("The KubeRay release whose spec checks run (1), and where it came from: the "
-                             "operator's Deployment, or why the fixed release (--kuberay-version auto).")
+                       .Help(
+                           "The KubeRay release whose spec checks run (1), and where it came from: the "
+                           "operator's Deployment, or why the fixed release (--kuberay-version auto).")
                        .Register(*registry_);
   watch_problems_ = &prometheus::BuildCounter()
                          .Name("ray_webhook_watch_problems_total")

@@ -119,9 +119,10 @@ Status WebhookServer::Bind() {
   std::function<std::string()> ready_detail;
   if (c.kuberay_auto && !m.kube) {
     // As the second-head lookup: outside a cluster the fixed release serves, and says so.
-    const std::string why = "no Kubernetes API configured (not in a cluster, no --kube-api-server); judging by the "
-                            "fixed release " +
-                            ShowKubeRayVersion(c.policy.kuberay.version);
+    const std::string why =
+        "no Kubernetes API configured (not in a cluster, no --kube-api-server); judging by the "
+        "fixed release " +
+        ShowKubeRayVersion(c.policy.kuberay.version);
     spdlog::warn("--kuberay-version auto: {}", why);
     m.metrics.SetKubeRayRelease(ShowKubeRayVersion(c.policy.kuberay.version), "no_api");
     ready_detail = [why] { return "kuberay release: " + why; };
@@ -151,8 +152,7 @@ Status WebhookServer::Bind() {
   o.busy_poll = c.busy_poll;
   m.loop = std::make_unique<ConnectionLoop>(o);
   m.counters = std::make_unique<ConnectionCounters>(*m.loop, m.metrics, o.max_connections);
-  m.webhook_handler =
-      std::make_unique<PortHandler>(true, *m.reviews, m.metrics, *m.counters, m.draining, ready_detail);
+  m.webhook_handler = std::make_unique<PortHandler>(true, *m.reviews, m.metrics, *m.counters, m.draining, ready_detail);
   m.probe_handler = std::make_unique<PortHandler>(false, *m.reviews, m.metrics, *m.counters, m.draining, ready_detail);
   HttpSessionOptions http;
   http.limits.max_body_bytes = c.max_body_bytes;

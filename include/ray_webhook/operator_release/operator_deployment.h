@@ -26,8 +26,8 @@ struct OperatorDeployment {
   std::string namespace_name;
   std::string name;
   bool has_operator_container = false;
-  std::string image;          // as written: "quay.io/kuberay/operator:v1.6.2"
-  std::string image_tag;      // "v1.6.2"; empty when the image names no tag
+  std::string image;      // as written: "quay.io/kuberay/operator:v1.6.2"
+  std::string image_tag;  // "v1.6.2"; empty when the image names no tag
   bool image_has_digest = false;
   std::string version_label;  // metadata.labels["app.kubernetes.io/version"]
   long long replicas = 1;     // spec.replicas; the API defaults it to 1

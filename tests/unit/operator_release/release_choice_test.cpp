@@ -111,9 +111,9 @@ TEST(ChooseKubeRayRelease, AVersionLabelThatContradictsTheTagIsAmbiguous) {
 }
 
 TEST(ChooseKubeRayRelease, GarbageFeatureGatesFallBack) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"--feature-gates=RayCronJob"},
-                                               std::vector<std::string>{"--feature-gates=A=yes"},
-                                               std::vector<std::string>{"--feature-gates"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--feature-gates=RayCronJob"}, std::vector<std::string>{"--feature-gates=A=yes"},
+        std::vector<std::string>{"--feature-gates"}}) {
     const std::vector<OperatorDeployment> found = {Operator("op", "kuberay/operator:v1.7.0", args)};
     const ReleaseChoice c = ChooseKubeRayRelease(found, Fixed());
     EXPECT_EQ(c.source, ReleaseSource::kBadFeatureGates) << args.front();

@@ -139,8 +139,7 @@ TEST_F(ReleaseFollowerTest, FollowsTheOperatorsDeploymentThroughAnUpgradeAScaleD
 
 TEST_F(ReleaseFollowerTest, BeforeTheFirstListTheFixedReleaseHoldsAndWatchProblemsAreCounted) {
   const Json hang = {{"hang", true}};
-  Start({Deployment("kuberay-operator", "quay.io/kuberay/operator:latest", "10")},
-        {{{{"raw", "not json"}}}, {hang}});
+  Start({Deployment("kuberay-operator", "quay.io/kuberay/operator:latest", "10")}, {{{{"raw", "not json"}}}, {hang}});
   EXPECT_EQ(follower_->Choice().source == ReleaseSource::kNotListedYet ||
                 follower_->Choice().source == ReleaseSource::kNotARelease,
             true);

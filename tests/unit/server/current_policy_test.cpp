@@ -32,7 +32,8 @@ TEST(CurrentPolicy, AnEqualTargetReusesItsPolicyAndDistinctOnesAreBounded) {
   ASSERT_TRUE(policy.SetTarget(Target(5)));
   ASSERT_TRUE(policy.SetTarget(Target(7)));
   EXPECT_EQ(&policy.Get(), seven);
-  for (int minor = 100; minor < 100 + static_cast<int>(CurrentPolicy::kMaxKept); ++minor) policy.SetTarget(Target(minor));
+  for (int minor = 100; minor < 100 + static_cast<int>(CurrentPolicy::kMaxKept); ++minor)
+    policy.SetTarget(Target(minor));
   const KubeRayVersion kept = policy.Get().kuberay.version;
   EXPECT_FALSE(policy.SetTarget(Target(999)));
   EXPECT_EQ(policy.Get().kuberay.version, kept);
