@@ -1,12 +1,14 @@
 #include "ray_webhook/kube/kube_api_client.h"
 
+#include <simdjson.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
 
+#include "ray_webhook/core/decode/document_index.h"
+#include "ray_webhook/core/decode/object_decoder.h"
 #include "ray_webhook/core/pod/ray_pod.h"
 #include "ray_webhook/kube/https_get.h"
 #include "ray_webhook/mutex.h"
@@ -49,8 +51,15 @@ class TokenFile {
 }  // namespace
 
 std::string ApiErrorMessage(const std::string& body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+  // A metav1.Status: its message, else the start of whatever came.
+  simdjson::ondemand::parser parser;
+  const simdjson::padded_string padded(body);
+  simdjson::ondemand::document doc;
+  std::string_view message;
+  if (parser.iterate(padded).get(doc) == simdjson::SUCCESS &&
+      doc.find_field_unordered("message").get_string().get(message) == simdjson::SUCCESS) {
+    return std::string(message);
+  }
   return body.substr(0, 200);
 }
 
@@ -71,26 +80,26 @@ std::string UrlEncode(std::string_view value) {
 }
 
 HeadPodList ParsePodList(std::string_view body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (!j.is_object() || !j.contains("items") || !j["items"].is_array()) {
+  // Far beyond a PodList's depth; bounds the scan of a hostile answer.
+  constexpr std::size_t kMaxDepth = 128;
+  DocumentIndex index;
+  if (index.Read(body, kMaxDepth) != DocumentIndex::Shape::kObject ||
+      index.items_shape() != DocumentIndex::Items::kList) {
     return Status::Error("the Kubernetes API answered with something that is not a PodList");
   }
-  // Field by field with type checks: a body of the wrong shape is an error, never an exception.
-  auto string_at = [](const nlohmann::json& obj, const char* key) -> std::string {
-    if (!obj.is_object()) return {};
-    auto it = obj.find(key);
-    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
+  // Each head read by the object decoder admission uses, so that "live" means the same in both.
+  ObjectDecoder decoder;
+  Pod pod;
   std::vector<HeadPod> pods;
-  for (const auto& item : j["items"]) {
-    if (!item.is_object()) continue;
+  for (const DocumentIndex::Outline& item : index.items()) {
+    if (!item.object) continue;
     HeadPod p;
-    if (auto meta = item.find("metadata"); meta != item.end() && meta->is_object()) {
-      p.name = string_at(*meta, "name");
-      auto deletion = meta->find("deletionTimestamp");
-      p.terminating = deletion != meta->end() && !deletion->is_null();
+    p.name = std::string(item.name);
+    // A Pod the decoder cannot read still counts, as live: a head left out could let a second one in.
+    if (decoder.DecodePod(item.text, pod, item.readable_padding).ok()) {
+      p.phase = std::string(pod.phase);
+      p.terminating = pod.metadata.deletion_requested;
     }
-    if (auto status = item.find("status"); status != item.end()) p.phase = string_at(*status, "phase");
     pods.push_back(std::move(p));
   }
   return pods;
