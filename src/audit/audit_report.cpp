@@ -1,10 +1,13 @@
 #include "ray_webhook/audit/audit_report.h"
 
+#include "ray_webhook/audit/cost_leaks.h"
+
 namespace ray_webhook {
 
 std::span<const std::string_view> AuditRuleNames() {
-  static constexpr std::string_view kNames[] = {"duplicate-mount", "head-name",    "duplicate-env", "bare-address",
-                                                "unmutated",       kExtraHeadRule, kWorkerDriftRule};
+  static constexpr std::string_view kNames[] = {"duplicate-mount", "head-name",      "duplicate-env",
+                                                "bare-address",    "unmutated",      kExtraHeadRule,
+                                                kWorkerDriftRule,  kFinishedJobClusterRule, kStuckUpgradeRule};
   return kNames;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ray_webhook/audit/cost_facts.h"
 #include "ray_webhook/core/decode/document_index.h"
 #include "ray_webhook/core/decode/object_decoder.h"
 #include "ray_webhook/core/model/admission_text.h"
@@ -50,7 +51,7 @@ std::string NameList(const std::vector<std::string>& names, std::size_t total) {
 }  // namespace
 
 struct Auditor::Impl {
-  explicit Impl(PolicyConfig p) : policy(std::move(p)) {}
+  Impl(PolicyConfig p, CostLeakLimits l) : policy(std::move(p)), limits(l) {}
 
   struct HeadCensus {
     std::vector<HeadPod> live;  // the first kNamedHeads
@@ -119,6 +120,7 @@ struct Auditor::Impl {
                                                               object.readable_padding)
                                     : decoder.DecodePod(object.text, request.pod.emplace(), object.readable_padding);
     if (!decoded.ok()) return Status::Error(source + ": " + kind + " " + ns + "/" + name + ": " + decoded.message());
+    if (request.ray_object) KeepCostFacts(*request.ray_object, ns, name, source);
     const HeadPod state{name, request.pod ? std::string(request.pod->phase) : std::string(),
                         request.pod && request.pod->metadata.deletion_requested};
     const bool live = IsLiveHead(state);
@@ -142,6 +144,32 @@ struct Auditor::Impl {
     }
     CountWorker(group, signature, name, source);
     return Status::Ok();
+  }
+
+  // The few facts of a ray.io object the cost-leak rules read at Finish, not the object.
+  void KeepCostFacts(const RayObject& o, const std::string& ns, const std::string& name, const std::string& source) {
+    switch (o.kind) {
+      case RayObjectKind::kRayCluster: {
+        RayClusterFacts& c = clusters[{ns, name}];
+        c.source = source;
+        c.created = ParseRfc3339(o.metadata.creation_timestamp);
+        c.deleting = o.metadata.deletion_requested;
+        c.requests = o.cluster ? RequestsOf(*o.cluster) : ClusterRequests{};
+        break;
+      }
+      case RayObjectKind::kRayJob:
+        if (o.job.deployment_status != "Complete" && o.job.deployment_status != "Failed") break;
+        jobs.push_back({ns, name, source, std::string(o.job.deployment_status), ParseRfc3339(o.job.end_time),
+                        std::string(o.job.cluster_name), o.uses_cluster_selector, o.job.shutdown_after_job_finishes,
+                        o.job.ttl_seconds_after_finished});
+        break;
+      case RayObjectKind::kRayService:
+        if (!o.service.pending_cluster.empty())
+          services.push_back({ns, name, source, std::string(o.service.active_cluster),
+                              std::string(o.service.pending_cluster)});
+        break;
+      case RayObjectKind::kRayCronJob: break;
+    }
   }
 
   static void CountWorker(WorkerGroup& group, const std::string& signature, const std::string& name,
@@ -221,15 +249,20 @@ struct Auditor::Impl {
   }
 
   PolicyConfig policy;
+  CostLeakLimits limits;
   DocumentIndex index;
   ObjectDecoder decoder;
   std::string signature;  // reused from Pod to Pod
   AuditReport report;
   std::map<std::pair<std::string, std::string>, HeadCensus> heads;                  // (namespace, cluster)
   std::map<std::tuple<std::string, std::string, std::string>, WorkerGroup> groups;  // (namespace, cluster, group)
+  std::map<ClusterKey, RayClusterFacts> clusters;
+  std::vector<RayJobFacts> jobs;          // only those that ended hold a cluster the rule may name
+  std::vector<RayServiceFacts> services;  // only those with a pending cluster
 };
 
-Auditor::Auditor(PolicyConfig policy) : impl_(std::make_unique<Impl>(std::move(policy))) {}
+Auditor::Auditor(PolicyConfig policy, CostLeakLimits limits)
+    : impl_(std::make_unique<Impl>(std::move(policy), limits)) {}
 Auditor::~Auditor() = default;
 
 Status Auditor::AddDocument(std::string_view json_text, std::string_view source_view, std::size_t readable_padding) {
@@ -277,9 +310,13 @@ Status Auditor::AddDocument(std::string_view json_text, std::string_view source_
   }
 }
 
-AuditReport Auditor::Finish() {
+AuditReport Auditor::Finish(std::optional<std::int64_t> now) {
   impl_->ExtraHeads();
   impl_->WorkerDrift();
+  if (now) {
+    for (AuditFinding& f : FinishedJobClusters(impl_->jobs, impl_->clusters, *now, impl_->limits)) impl_->Add(std::move(f));
+    for (AuditFinding& f : StuckUpgrades(impl_->services, impl_->clusters, *now, impl_->limits)) impl_->Add(std::move(f));
+  }
   return std::move(impl_->report);
 }
 

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "ray_webhook/audit/cost_leaks.h"
+
 namespace ray_webhook {
 
 ReportApiInfo ReportApiOf(ReportApi api) {
@@ -22,6 +24,8 @@ std::string_view SeverityOfRule(std::string_view rule) {
   if (rule == "duplicate-mount") return "high";
   if (rule == "head-name" || rule == "unmutated" || rule == kWorkerDriftRule) return "medium";
   if (rule == "bare-address" || rule == "duplicate-env") return "low";
+  // Cost leaks: nothing is broken, but idle Pods (often GPUs) are paid for until someone acts.
+  if (rule == kFinishedJobClusterRule || rule == kStuckUpgradeRule) return "medium";
   // KubeRay's own spec checks: the operator refuses to reconcile the object.
   return "high";
 }

@@ -12,7 +12,7 @@ namespace ray_webhook {
 namespace {
 
 Result<AuditReport> AuditFiles(const Command& command, std::istream& in) {
-  Auditor auditor(command.config.policy);
+  Auditor auditor(command.config.policy, command.config.cost_leak_limits);
   for (const std::string& path : command.audit_inputs) {
     Status read = ForEachManifestDocument(
         path, in, [&](std::string_view json_text, std::size_t readable_padding, const std::string& source) {
@@ -20,7 +20,8 @@ Result<AuditReport> AuditFiles(const Command& command, std::istream& in) {
         });
     if (!read.ok()) return read;
   }
-  return auditor.Finish();
+  // A dump is judged at the time of the audit, as what it shows may still run.
+  return auditor.Finish(static_cast<std::int64_t>(std::time(nullptr)));
 }
 
 Result<AuditReport> AuditApi(const Command& command) {
@@ -28,6 +29,7 @@ Result<AuditReport> AuditApi(const Command& command) {
   ClusterAuditScope scope;
   scope.namespace_name = command.audit_namespace;
   scope.page_timeout = command.config.kube_api.timeout;
+  scope.cost_leak_limits = command.config.cost_leak_limits;
   return AuditCluster(client, scope, command.config.policy);
 }
 

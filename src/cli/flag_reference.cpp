@@ -94,7 +94,7 @@ live cluster only), and these flags of `serve`:)";
     separator = i + 2 == shared.size() ? " and " : ", ";
   }
   md += R"(. There `--kube-api-timeout` bounds each page of a list, and its default is
-`30s`. Without files it reads the live cluster through them, or in-cluster as `serve` does.
+`30s`; the cost-leak limits judge a dump by the clock of the audit. Without files it reads the live cluster through them, or in-cluster as `serve` does.
 )";
   return md;
 }

@@ -1,7 +1,9 @@
 #include "flag_table.h"
 
 #include <chrono>
+#include <vector>
 
+#include "cost_leak_flags.h"
 #include "flag_values.h"
 #include "ray_webhook/core/pod/dns_name.h"
 #include "ray_webhook/kube/https_get.h"
@@ -21,7 +23,7 @@ constexpr std::string_view kServeSection = "serve flags";
 constexpr std::string_view kHeadSection = "head uniqueness (one head Pod per RayCluster)";
 constexpr std::string_view kRulesSection = "other rules";
 constexpr std::string_view kSpecSection = "KubeRay's spec checks (docs/rules.md)";
-constexpr std::string_view kAuditSection = "cluster audit (needs list RBAC: deploy/overlays/audit)";
+constexpr std::string_view kAuditSection = kAuditFlagSection;
 
 ServerConfig& Server(ServeSettings& s) { return s.command.config; }
 const ServerConfig& Server(const ServeSettings& s) { return s.command.config; }
@@ -336,17 +338,27 @@ const ServeFlag kServeFlags[] = {
      }},
 };
 
-// The flags of serve that audit takes too: the API and the cluster domain.
+// The flags of serve that audit takes too: the API, the cluster domain, the spec checks and the
+// cost-leak limits.
 constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server",       "--kube-token-file", "--kube-ca-file",
                                                   "--kube-api-timeout",      "--cluster-domain",  "--kuberay-version",
-                                                  "--kuberay-feature-gates", "--spec-rule-mode",  "--spec-rule"};
+                                                  "--kuberay-feature-gates", "--spec-rule-mode",  "--spec-rule",
+                                                  "--audit-finished-job-grace", "--audit-pending-cluster-limit"};
 
 }  // namespace
 
-std::span<const ServeFlag> ServeFlags() { return kServeFlags; }
+std::span<const ServeFlag> ServeFlags() {
+  // The cost-leak limits last, where the audit's section ends.
+  static const std::vector<ServeFlag> all = [] {
+    std::vector<ServeFlag> flags(std::begin(kServeFlags), std::end(kServeFlags));
+    for (const ServeFlag& f : CostLeakFlags()) flags.push_back(f);
+    return flags;
+  }();
+  return all;
+}
 
 const ServeFlag* FindServeFlag(std::string_view name) {
-  for (const ServeFlag& f : kServeFlags) {
+  for (const ServeFlag& f : ServeFlags()) {
     if (f.name == name) return &f;
   }
   return nullptr;

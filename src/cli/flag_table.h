@@ -44,7 +44,8 @@ std::span<const ServeFlag> ServeFlags();
 // The entry named `name` ("--port"), or nullptr.
 const ServeFlag* FindServeFlag(std::string_view name);
 
-// The flags of serve that audit takes too: the API and the cluster domain.
+// The flags of serve that audit takes too: the API, the cluster domain, the spec checks and the
+// cost-leak limits.
 std::span<const std::string_view> AuditSharedFlags();
 
 }  // namespace ray_webhook

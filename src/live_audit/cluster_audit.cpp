@@ -1,5 +1,7 @@
 #include "ray_webhook/live_audit/cluster_audit.h"
 
+#include <ctime>
+
 #include "ray_webhook/audit/auditor.h"
 #include "ray_webhook/kube/paged_list.h"
 
@@ -25,7 +27,7 @@ constexpr Collection kCollections[] = {
 
 Result<AuditReport> AuditCluster(KubeApiClient& client, const ClusterAuditScope& scope, const PolicyConfig& policy,
                                  const std::function<bool()>& stop) {
-  Auditor auditor(policy);
+  Auditor auditor(policy, scope.cost_leak_limits);
   std::vector<std::string> notes;
   for (const Collection& c : kCollections) {
     ListRequest request;
@@ -45,7 +47,8 @@ Result<AuditReport> AuditCluster(KubeApiClient& client, const ClusterAuditScope&
     if (!listed.ok()) return listed.status();
     if (!*listed) notes.push_back(resource + ": not served by the Kubernetes API (KubeRay's CRDs not installed?)");
   }
-  AuditReport report = auditor.Finish();
+  // The clock read once every page is in: a cluster deleted while the pages were read is not judged late.
+  AuditReport report = auditor.Finish(static_cast<std::int64_t>(std::time(nullptr)));
   report.notes = std::move(notes);
   return report;
 }

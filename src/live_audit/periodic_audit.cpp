@@ -5,8 +5,10 @@
 namespace ray_webhook {
 
 PeriodicAudit::PeriodicAudit(KubeApiClient& client, std::function<PolicyConfig()> policy,
-                             std::chrono::milliseconds interval, AuditGauges& gauges, std::optional<ReportApi> reports)
+                             std::chrono::milliseconds interval, AuditGauges& gauges, std::optional<ReportApi> reports,
+                             CostLeakLimits limits)
     : client_(client), policy_(std::move(policy)), interval_(interval), gauges_(gauges) {
+  scope_.cost_leak_limits = limits;
   if (reports) reports_.emplace(client_, *reports);
 }
 
@@ -39,8 +41,7 @@ void PeriodicAudit::Run() {
 
 void PeriodicAudit::AuditOnce() {
   const auto start = std::chrono::steady_clock::now();
-  Result<AuditReport> report =
-      AuditCluster(client_, ClusterAuditScope{}, policy_(), [this] { return stopping_.load(); });
+  Result<AuditReport> report = AuditCluster(client_, scope_, policy_(), [this] { return stopping_.load(); });
   if (stopping_) return;
   if (!report.ok()) {
     gauges_.CountAuditFailure();

@@ -59,7 +59,7 @@ audit --output json "$dumps/extra-head.json"
 check "--output json exits 1 too" [ "$rc" = 1 ]
 check "the JSON summary counts every rule" json '.summary.findings == 2 and .summary.rayClustersWithExtraHeads == 1
   and .summary.findingsByRule["extra-head"] == 1 and .summary.findingsByRule["worker-drift"] == 0
-  and (.summary.findingsByRule | length) == 7 and .summary.read.pods == 6'
+  and (.summary.findingsByRule | length) == 9 and .summary.read.pods == 6'
 check "a JSON finding names its object and source" json '.findings[] | select(.rule == "extra-head")
   | .kind == "RayCluster" and .namespace == "ns1" and .name == "raycluster-sample"
   and (.source | endswith("extra-head.json document 1 item 2"))'
@@ -99,6 +99,25 @@ check "manifests: the ConfigMap skipped, the empty document ignored, the RayServ
 
 "$server" audit -o json - "$dumps/extra-head.json" <"$dumps/clean-cluster.json" >"$work/out" 2>"$work/err"; rc=$?
 check "stdin and files together" json '.summary.read.pods == 9 and (.findings[0].source | endswith("extra-head.json document 1 item 5"))'
+
+# Cost leaks, judged by the clock: the dump's recent job (eval-nightly, ended at 09:55:00Z) is made to
+# have ended a minute ago, so that it stays within its wait and the grace; the others ended days ago.
+sed "s/2026-12-05T09:55:00Z/$(date -u -d '1 minute ago' +%Y-%m-%dT%H:%M:%SZ)/" "$dumps/cost-leaks.json" >"$work/cost-leaks.json"
+audit -o json "$work/cost-leaks.json"
+check "cost leaks: exit 1, a finished job's cluster and a stuck upgrade, nothing else" bash -c "[ $rc = 1 ]"
+check "cost leaks: the two findings, by rule and object" json '[.findings[] | [.rule, .kind, .namespace, .name]] ==
+  [["finished-job-cluster", "RayJob", "ml", "train-llm"], ["stuck-upgrade", "RayService", "ml", "serve-llm"]]
+  and .summary.findingsByRule["finished-job-cluster"] == 1 and .summary.findingsByRule["stuck-upgrade"] == 1'
+check "cost leaks: what the kept cluster holds" json '.findings[0].message
+  | test("its RayCluster train-llm-raycluster-x7k2p still runs: 3 Pod[(]s[)] requesting 20 CPU[(]s[)] and 2 GPU[(]s[)]")'
+audit -o json --audit-finished-job-grace 10080m --audit-pending-cluster-limit 10080m "$work/cost-leaks.json"
+check "cost leaks: longer limits find none" json '.findings == [] and .summary.findingsByRule["stuck-upgrade"] == 0'
+audit --output report "$work/cost-leaks.json"
+check "cost leaks: policy report results, medium" json '[.items[].results[] | [.rule, .result, .severity, .resources[0].kind, .resources[0].name]] | sort
+  == [["finished-job-cluster", "fail", "medium", "RayJob", "train-llm"], ["stuck-upgrade", "fail", "medium", "RayService", "serve-llm"]]'
+audit --audit-finished-job-grace 5h "$work/cost-leaks.json"
+check "a bad --audit-finished-job-grace: exit 2 naming it" \
+  err_starts "ray-webhook: audit: --audit-finished-job-grace must be a duration such as 10m or 90s"
 
 # Bad input: exit 2, one line naming the file and document, nothing on stdout.
 audit "$dumps/bad/truncated.json"
@@ -151,6 +170,24 @@ check "live: a refused token is exit 2 with the API's answer" \
 audit "${api[@]}" --kube-token-file "$work/token" --kube-ca-file "$work/certs/tls.crt"
 check "live: an untrusted API server is exit 2" bash -c "[ $rc = 2 ] && grep -q 'no answer from the Kubernetes API' '$work/err'"
 
+# Cost leaks live: the dump's objects served by a second mock-kube-api give the dump's findings.
+found() { jq -c '[.findings[] | [.rule, .kind, .namespace, .name, .fieldPath]]' "$work/out"; }
+audit -o json "$work/cost-leaks.json"
+dump_found="$(found)"
+expected_found='[["finished-job-cluster","RayJob","ml","train-llm","status.rayClusterName"],["stuck-upgrade","RayService","ml","serve-llm","status.pendingServiceStatus.rayClusterName"]]'
+mkdir -p "$work/cost" && ln -s "$work/certs" "$work/cost/certs"
+jq '{items: .items, unserved: []}' "$work/cost-leaks.json" >"$work/cost/objects.json"
+first_mock_pid=$mock_pid first_api_port=$api_port
+if start_mock_kube_api "$mock" "$work/cost" "$token" --objects "$work/cost/objects.json"; then
+  audit -o json --kube-api-server "https://127.0.0.1:$api_port" --kube-ca-file "$work/certs/ca.crt" --kube-token-file "$work/token"
+  same_as_dump() { [ "$rc" = 1 ] && [ "$(found)" = "$dump_found" ] && [ "$dump_found" = "$expected_found" ]; }
+  check "live: the cost leaks of the dump, the same findings" same_as_dump
+  kill "$mock_pid"; wait "$mock_pid" 2>/dev/null
+else
+  fail "the second mock-kube-api did not start"
+fi
+mock_pid=$first_mock_pid api_port=$first_api_port
+
 # The server's periodic audit: --audit-interval and the gauges on /metrics.
 port=""
 for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -177,7 +214,8 @@ check "gauge: one RayCluster with extra heads" grep -qx 'ray_webhook_rayclusters
 check "gauge: findings by rule, zeros included" bash -c "grep -qx 'ray_webhook_audit_findings{rule=\"worker-drift\"} 2' '$work/metrics' \
   && grep -qx 'ray_webhook_audit_findings{rule=\"extra-head\"} 1' '$work/metrics' \
   && grep -qx 'ray_webhook_audit_findings{rule=\"duplicate-env\"} 0' '$work/metrics' \
-  && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 7 ]"
+  && grep -qx 'ray_webhook_audit_findings{rule=\"stuck-upgrade\"} 0' '$work/metrics' \
+  && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 9 ]"
 check "gauge: the last success time is set" \
   bash -c "awk '\$1 == \"ray_webhook_audit_last_success_timestamp_seconds\" && \$2 > 1.7e9 {ok=1} END {exit !ok}' '$work/metrics'"
 kill "$mock_pid"; wait "$mock_pid" 2>/dev/null

@@ -29,6 +29,11 @@
 //    most common one is a finding naming its Pods and the fields that differ
 //    (SpecDifferences). A group keeps one signature per variant, at most
 //    kTrackedVariants of them.
+//  - finished-job-cluster and stuck-upgrade (cost_leaks.h), at the time
+//    Finish is given, with the limits the Auditor was made with: per
+//    RayCluster its creation time, whether it is being deleted and what it
+//    asks for (RequestsOf); per RayJob and RayService what their status says
+//    of their clusters. Without a time, these two are not run.
 // A document that is not a usable object (not valid JSON, not an object, no
 // kind, nested deeper than kMaxDocumentDepth, a field of the wrong type where
 // the decoder reads it) is an error naming its source; the Auditor stays
@@ -37,10 +42,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "ray_webhook/audit/audit_report.h"
+#include "ray_webhook/audit/cost_leaks.h"
 #include "ray_webhook/core/model/policy_config.h"
 #include "ray_webhook/core/model/status.h"
 
@@ -52,7 +60,7 @@ inline constexpr std::size_t kMaxDocumentDepth = 128;
 
 class Auditor {
  public:
-  explicit Auditor(PolicyConfig policy);
+  explicit Auditor(PolicyConfig policy, CostLeakLimits limits = {});
   ~Auditor();
   Auditor(const Auditor&) = delete;
   Auditor& operator=(const Auditor&) = delete;
@@ -62,8 +70,9 @@ class Auditor {
   // parser reads the text in place rather than from a copy.
   Status AddDocument(std::string_view json_text, std::string_view source, std::size_t readable_padding = 0);
 
-  // The report, with the cross-object rules applied. Call once.
-  AuditReport Finish();
+  // The report, with the cross-object rules applied. Call once. now: the
+  // caller's clock (Unix seconds), which the rules over time judge by.
+  AuditReport Finish(std::optional<std::int64_t> now = std::nullopt);
 
  private:
   struct Impl;

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "ray_webhook/audit/audit_report.h"
+#include "ray_webhook/audit/cost_leaks.h"
 #include "ray_webhook/core/model/policy_config.h"
 #include "ray_webhook/core/model/status.h"
 #include "ray_webhook/kube/kube_api_client.h"
@@ -34,6 +35,8 @@ struct ClusterAuditScope {
   std::string namespace_name;  // empty: every namespace
   std::size_t page_size = 500;
   std::chrono::milliseconds page_timeout{30000};
+  // The limits of the cost-leak rules, judged at the time the last page was read.
+  CostLeakLimits cost_leak_limits;
 };
 
 Result<AuditReport> AuditCluster(KubeApiClient& client, const ClusterAuditScope& scope, const PolicyConfig& policy,

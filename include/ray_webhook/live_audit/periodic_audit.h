@@ -33,7 +33,7 @@ class PeriodicAudit {
  public:
   // policy: read at the start of each run (the release in force may change between runs).
   PeriodicAudit(KubeApiClient& client, std::function<PolicyConfig()> policy, std::chrono::milliseconds interval,
-                AuditGauges& gauges, std::optional<ReportApi> reports = std::nullopt);
+                AuditGauges& gauges, std::optional<ReportApi> reports = std::nullopt, CostLeakLimits limits = {});
   ~PeriodicAudit();
   PeriodicAudit(const PeriodicAudit&) = delete;
   PeriodicAudit& operator=(const PeriodicAudit&) = delete;
@@ -49,6 +49,7 @@ class PeriodicAudit {
   const std::function<PolicyConfig()> policy_;
   const std::chrono::milliseconds interval_;
   AuditGauges& gauges_;
+  ClusterAuditScope scope_;  // every namespace, with the cost-leak limits given
   Mutex mutex_;  // for wake_ alone: stopping_ is atomic
   std::condition_variable wake_;
   std::atomic<bool> stopping_{false};

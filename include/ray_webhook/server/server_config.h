@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "ray_webhook/audit/cost_leaks.h"
 #include "ray_webhook/audit/policy_report.h"
 #include "ray_webhook/core/model/policy_config.h"
 #include "ray_webhook/kube/kube_api_client.h"
@@ -53,6 +54,9 @@ struct ServerConfig {
   // Where the periodic audit also writes its findings as policy reports
   // (ReportWriter); nullopt: the gauges alone.
   std::optional<ReportApi> audit_reports = ReportApi::kOpenReports;
+  // The limits of the cost-leak rules (--audit-finished-job-grace, --audit-pending-cluster-limit),
+  // for the periodic audit and `ray-webhook audit` alike.
+  CostLeakLimits cost_leak_limits;
 
   // --kuberay-version auto: the release and feature gates come from the
   // KubeRay operator's Deployment (ReleaseFollower), and policy.kuberay is

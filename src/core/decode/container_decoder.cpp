@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "lenient_fields.h"
+
 namespace ray_webhook {
 namespace {
 
@@ -28,7 +30,7 @@ void DecodeEnv(od::value v, JsonReader& r, Container& out) {
 
 // Errors are reported relative to the container (".env: ...") and prefixed
 // with the container's path by the caller.
-void DecodeContainer(od::object c, JsonReader& r, Container& out) {
+void DecodeContainer(od::object c, JsonReader& r, Container& out, bool read_resources) {
   out.name = {};
   out.image = {};
   out.has_env_list = false;
@@ -36,6 +38,8 @@ void DecodeContainer(od::object c, JsonReader& r, Container& out) {
   out.command.clear();
   out.args.clear();
   out.volume_mounts.clear();
+  out.requests.clear();
+  out.limits.clear();
   r.Fields(c, [&](std::string_view key, od::value v) {
     if (key == "name") {
       r.String(v, ".name", &out.name);
@@ -50,13 +54,22 @@ void DecodeContainer(od::object c, JsonReader& r, Container& out) {
     } else if (key == "volumeMounts") {
       DecodeVolumeMounts(v, {".volumeMounts", ".volumeMounts[].name", ".volumeMounts[].mountPath"}, r,
                          &out.volume_mounts);
+    } else if (read_resources && key == "resources") {
+      LenientFields(v, r, [&](std::string_view k, od::value list) {
+        if (k == "requests") {
+          LenientQuantities(list, r, &out.requests);
+        } else if (k == "limits") {
+          LenientQuantities(list, r, &out.limits);
+        }
+      });
     }
   });
 }
 
 }  // namespace
 
-void DecodeContainers(od::value v, std::string_view path, JsonReader& r, std::vector<Container>* out) {
+void DecodeContainers(od::value v, std::string_view path, JsonReader& r, std::vector<Container>* out,
+                      bool read_resources) {
   od::array list;
   if (!r.Array(v, path, &list)) {
     out->clear();
@@ -73,7 +86,7 @@ void DecodeContainers(od::value v, std::string_view path, JsonReader& r, std::ve
     if (t != od::json_type::object) return r.Fail(here(), "expected an object");
     if (!r.Ok(e.get_object().get(c))) return;
     if (i == out->size()) out->emplace_back();
-    DecodeContainer(c, r, (*out)[i]);
+    DecodeContainer(c, r, (*out)[i], read_resources);
     if (r.failed()) {
       r.Prefix(here());
       return;

@@ -18,7 +18,10 @@ namespace ray_webhook {
 
 // path: where the list is, e.g. "spec.containers"; an error in the third
 // container is reported at "spec.containers[2].env[].value" and the like.
-void DecodeContainers(od::value v, std::string_view path, JsonReader& r, std::vector<Container>* out);
+// read_resources: also keep resources.requests and .limits (leniently), which only the templates of
+// ray.io objects need, so that a Pod's admission does not pay for them.
+void DecodeContainers(od::value v, std::string_view path, JsonReader& r, std::vector<Container>* out,
+                      bool read_resources = false);
 
 // Where a list of volume mounts and its fields are, for errors.
 struct MountPaths {

@@ -1,5 +1,7 @@
 #include "object_meta_decoder.h"
 
+#include "lenient_fields.h"
+
 namespace ray_webhook {
 
 void DecodeObjectMeta(od::value v, JsonReader& r, ObjectMeta& meta) {
@@ -20,6 +22,9 @@ void DecodeObjectMeta(od::value v, JsonReader& r, ObjectMeta& meta) {
       // Only whether it is set matters; its value is the API server's, and not read.
       od::json_type t;
       if (r.Ok(m.type().get(t))) meta.deletion_requested = t != od::json_type::null;
+    } else if (k == "creationTimestamp") {
+      // The API server's to write, so leniently: kubectl shows null for an object not yet created.
+      LenientString(m, r, &meta.creation_timestamp);
     }
   });
 }

@@ -5,12 +5,13 @@
 
 namespace ray_webhook {
 
-void DecodePod(od::object obj, JsonReader& r, Pod& pod) {
+void DecodePod(od::object obj, JsonReader& r, Pod& pod, bool read_resources) {
   ObjectMeta& meta = pod.metadata;
   meta.name = meta.generate_name = meta.namespace_name = {};
   meta.labels.clear();
   meta.annotations.clear();
   meta.deletion_requested = false;
+  meta.creation_timestamp = {};
   pod.phase = {};
   bool containers = false, init_containers = false, ephemeral_containers = false;
   r.Fields(obj, [&](std::string_view key, od::value v) {
@@ -22,10 +23,10 @@ void DecodePod(od::object obj, JsonReader& r, Pod& pod) {
       r.Fields(spec, [&](std::string_view k, od::value list) {
         if (k == "containers") {
           containers = true;
-          DecodeContainers(list, "spec.containers", r, &pod.containers);
+          DecodeContainers(list, "spec.containers", r, &pod.containers, read_resources);
         } else if (k == "initContainers") {
           init_containers = true;
-          DecodeContainers(list, "spec.initContainers", r, &pod.init_containers);
+          DecodeContainers(list, "spec.initContainers", r, &pod.init_containers, read_resources);
         } else if (k == "ephemeralContainers") {
           ephemeral_containers = true;
           DecodeContainers(list, "spec.ephemeralContainers", r, &pod.ephemeral_containers);

@@ -17,6 +17,8 @@
 
 namespace ray_webhook {
 
-void DecodePod(od::object obj, JsonReader& r, Pod& pod);
+// read_resources: also keep each container's resources (container_decoder.h); set for the
+// templates of ray.io objects, not for a Pod under admission.
+void DecodePod(od::object obj, JsonReader& r, Pod& pod, bool read_resources = false);
 
 }  // namespace ray_webhook

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "container_decoder.h"
+#include "lenient_fields.h"
 #include "pod_decoder.h"
 
 namespace ray_webhook {
@@ -13,13 +14,22 @@ void DecodeGroup(od::object obj, JsonReader& r, RayGroupSpec& group, bool worker
   r.Fields(obj, [&](std::string_view key, od::value v) {
     if (worker && key == "groupName") {
       r.String(v, "groupName", &group.group_name);
+    } else if (worker && key == "replicas") {
+      LenientInt(v, r, &group.replicas);
+    } else if (worker && key == "minReplicas") {
+      LenientInt(v, r, &group.min_replicas);
+    } else if (worker && key == "numOfHosts") {
+      LenientInt(v, r, &group.num_of_hosts);
+    } else if (worker && key == "suspend") {
+      LenientBool(v, r, &group.suspend);
     } else if (key == "rayStartParams") {
       r.Map(v, "rayStartParams", &group.ray_start_params);
     } else if (key == "template") {
       od::object t;
       if (!r.Object(v, "template", &t)) return;
       JsonReader inner;
-      DecodePod(t, inner, group.template_pod);
+      // Resources too: what the audit counts a cluster holding by, read where the template is read anyway.
+      DecodePod(t, inner, group.template_pod, /*read_resources=*/true);
       inner.Prefix("template.");
       r.Adopt(inner);
     }

@@ -7,7 +7,9 @@
 // ("workerGroupSpecs[1].template.spec.containers[0].name: ..."), which the
 // caller prefixes with where the spec sits. Reads the fields of
 // RayClusterSpecView and, per head and worker group, its groupName,
-// rayStartParams and template (a Pod template, pod_decoder.h). Decodes into
+// rayStartParams and template (a Pod template, pod_decoder.h, with its
+// containers' resources), and per worker group its replicas, minReplicas,
+// numOfHosts and suspend (leniently: lenient_fields.h). Decodes into
 // the value given, which should be fresh: ray.io objects are rare next to
 // Pods, and a list holds one entry per element read, so the body bounds it.
 #pragma once

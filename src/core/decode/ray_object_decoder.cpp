@@ -1,15 +1,23 @@
 #include "ray_object_decoder.h"
 
+#include <cstddef>
+#include <type_traits>
+
+#include "lenient_fields.h"
 #include "object_meta_decoder.h"
 #include "ray_cluster_spec_decoder.h"
 
 namespace ray_webhook {
 namespace {
 
-// The walk every kind shares: metadata, and spec handed to decode_spec(spec)
-// once reset and known to be an object.
-template <typename DecodeSpec>
-void DecodeKind(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out, DecodeSpec&& decode_spec) {
+// The walk every kind shares: metadata, spec handed to decode_spec(spec) once
+// reset and known to be an object, and each field of status to
+// decode_status(key, value), leniently: the API server writes status, so a
+// malformed one is no admission error, only nothing read.
+// A RayCluster's and a RayCronJob's status say nothing the rules need: decode_status is nullptr.
+template <typename DecodeSpec, typename DecodeStatus = std::nullptr_t>
+void DecodeKind(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out, DecodeSpec&& decode_spec,
+                DecodeStatus&& decode_status = nullptr) {
   out = RayObject{};
   out.kind = kind;
   r.Fields(obj, [&](std::string_view key, od::value v) {
@@ -20,6 +28,8 @@ void DecodeKind(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& ou
       out.uses_cluster_selector = false;
       od::object spec;
       if (r.Object(v, "spec", &spec)) decode_spec(spec);
+    } else if constexpr (!std::is_same_v<std::decay_t<DecodeStatus>, std::nullptr_t>) {
+      if (key == "status") LenientFields(v, r, decode_status);
     }
   });
 }
@@ -57,8 +67,21 @@ void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out) {
         StringMap selector;
         r.Map(f, "spec.clusterSelector", &selector);
         out.uses_cluster_selector = !selector.empty();
+      } else if (k == "shutdownAfterJobFinishes") {
+        LenientBool(f, r, &out.job.shutdown_after_job_finishes);
+      } else if (k == "ttlSecondsAfterFinished") {
+        LenientInt(f, r, &out.job.ttl_seconds_after_finished);
       }
     });
+  }, [&](std::string_view k, od::value f) {
+    // rayjob_types.go (KubeRay v1.6.2), RayJobStatus.
+    if (k == "jobDeploymentStatus") {
+      LenientString(f, r, &out.job.deployment_status);
+    } else if (k == "endTime") {
+      LenientString(f, r, &out.job.end_time);
+    } else if (k == "rayClusterName") {
+      LenientString(f, r, &out.job.cluster_name);
+    }
   });
 }
 
@@ -68,6 +91,15 @@ void DecodeRayService(od::object obj, JsonReader& r, RayObject& out) {
       if (k == "rayClusterConfig") {
         DecodeNestedClusterSpec(f, "spec.rayClusterConfig", "spec.rayClusterConfig.", r, out);
       }
+    });
+  }, [&](std::string_view k, od::value f) {
+    // rayservice_types.go (KubeRay v1.6.2): RayServiceStatuses' two RayServiceStatus.
+    std::string_view* cluster = k == "activeServiceStatus"    ? &out.service.active_cluster
+                                : k == "pendingServiceStatus" ? &out.service.pending_cluster
+                                                              : nullptr;
+    if (cluster == nullptr) return;
+    LenientFields(f, r, [&](std::string_view sk, od::value name) {
+      if (sk == "rayClusterName") LenientString(name, r, cluster);
     });
   });
 }

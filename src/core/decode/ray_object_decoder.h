@@ -7,7 +7,12 @@
 // metadata and the RayClusterSpec where its kind carries it
 // (ClusterSpecPath): spec itself for a RayCluster, spec.rayClusterSpec for a
 // RayJob (and whether spec.clusterSelector is set), spec.rayClusterConfig for
-// a RayService, spec.jobTemplate.rayClusterSpec for a RayCronJob. Field names are those of v1 and v1alpha1 alike.
+// a RayService, spec.jobTemplate.rayClusterSpec for a RayCronJob. A RayJob
+// also keeps RayJobState (spec.shutdownAfterJobFinishes,
+// ttlSecondsAfterFinished, status.jobDeploymentStatus, endTime,
+// rayClusterName) and a RayService RayServiceState (its two status
+// rayClusterNames), read leniently: a value of the wrong type reads as
+// absent. Field names are those of v1 and v1alpha1 alike.
 #pragma once
 
 #include "ray_webhook/core/json/json_reader.h"

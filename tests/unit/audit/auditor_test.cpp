@@ -6,6 +6,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "ray_webhook/audit/cost_facts.h"
 #include "support/fixture_files.h"
 
 namespace ray_webhook {
@@ -228,6 +229,64 @@ TEST(Auditor, FindingsBeyondTheBoundAreCounted) {
   EXPECT_EQ(r.total_findings(), kMaxAuditFindings + 20);
   EXPECT_EQ(r.dropped_findings, 20u);
   EXPECT_EQ(r.findings_by_rule.at("unmutated"), kMaxAuditFindings / 2 + 10);
+}
+
+// A dump as `kubectl get rayjobs,rayclusters,rayservices -n ml -o json` prints it, with KubeRay v1.6.2's
+// status, judged at 2026-12-05T10:00:00Z.
+AuditReport AuditCostLeaks(CostLeakLimits limits = {}) {
+  Auditor auditor(PolicyConfig{}, limits);
+  const std::string dump = ReadFixture("audit/cost-leaks.json");
+  const Status s = auditor.AddDocument(dump, "cost-leaks.json");
+  EXPECT_TRUE(s.ok()) << s.message();
+  return auditor.Finish(*ParseRfc3339("2026-12-05T10:00:00Z"));
+}
+
+TEST(Auditor, AFinishedJobsClusterStillRunningIsACostLeak) {
+  const AuditReport r = AuditCostLeaks();
+  EXPECT_EQ(r.ray_jobs, 4u);
+  EXPECT_EQ(r.ray_clusters, 6u);
+  // Not eval-nightly (ended 5m ago, within its 60 s and the grace), not report-weekly (a shared cluster
+  // by clusterSelector), not tune-sweep (its cluster is being deleted).
+  const auto found = Of(r, "finished-job-cluster");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]->kind, "RayJob");
+  EXPECT_EQ(found[0]->namespace_name, "ml");
+  EXPECT_EQ(found[0]->name, "train-llm");
+  EXPECT_EQ(found[0]->source, "cost-leaks.json item 1");
+  EXPECT_TRUE(Has(found[0]->message,
+                  "RayJob train-llm ended Complete 2d 2h ago, and its RayCluster train-llm-raycluster-x7k2p still runs: "
+                  "3 Pod(s) requesting 20 CPU(s) and 2 GPU(s)."))
+      << found[0]->message;
+  EXPECT_EQ(r.findings_by_rule.at("finished-job-cluster"), 1u);
+}
+
+TEST(Auditor, ARayServicesLongPendingClusterIsAStuckUpgrade) {
+  const AuditReport r = AuditCostLeaks();
+  const auto found = Of(r, "stuck-upgrade");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]->name, "serve-llm");
+  EXPECT_EQ(found[0]->field_path, "status.pendingServiceStatus.rayClusterName");
+  EXPECT_TRUE(Has(found[0]->message,
+                  "RayService serve-llm's new RayCluster serve-llm-raycluster-d3e4f has been pending for 1h 30m (3 Pod(s) "
+                  "requesting 20 CPU(s) and 4 GPU(s)), beside its active RayCluster serve-llm-raycluster-a1b2c (3 Pod(s) "
+                  "requesting 20 CPU(s) and 2 GPU(s))."))
+      << found[0]->message;
+}
+
+TEST(Auditor, TheLimitsAndTheTimeDecide) {
+  CostLeakLimits patient;
+  patient.finished_job_grace = std::chrono::hours(72);
+  patient.pending_cluster_limit = std::chrono::hours(2);
+  const AuditReport r = AuditCostLeaks(patient);
+  EXPECT_TRUE(Of(r, "finished-job-cluster").empty());
+  EXPECT_TRUE(Of(r, "stuck-upgrade").empty());
+  EXPECT_EQ(r.findings_by_rule.count("stuck-upgrade"), 0u);
+  // Without a time, the rules over time are not run.
+  Auditor auditor(PolicyConfig{});
+  ASSERT_TRUE(auditor.AddDocument(ReadFixture("audit/cost-leaks.json"), "cost-leaks.json").ok());
+  const AuditReport untimed = auditor.Finish();
+  EXPECT_TRUE(Of(untimed, "finished-job-cluster").empty());
+  EXPECT_TRUE(Of(untimed, "stuck-upgrade").empty());
 }
 
 }  // namespace

@@ -31,6 +31,10 @@ struct Container {
   std::vector<std::string_view> command;
   std::vector<std::string_view> args;
   std::vector<VolumeMount> volume_mounts;
+  // resources.requests and resources.limits, each quantity as written ("500m", "2", "16Gi").
+  // Read in the templates of ray.io objects only (what the audit counts a RayCluster holding by),
+  // so that a Pod's admission reads no more than it did; empty elsewhere.
+  std::vector<std::pair<std::string_view, std::string_view>> requests, limits;
 };
 
 using StringMap = std::vector<std::pair<std::string_view, std::string_view>>;
@@ -47,6 +51,9 @@ struct ObjectMeta {
   StringMap annotations;
   // metadata.deletionTimestamp is set (any value but null): the object is being deleted.
   bool deletion_requested = false;
+  // metadata.creationTimestamp as the API server wrote it (RFC 3339); empty when absent or not a
+  // string. Read for the audit of existing objects; an object under admission has none yet.
+  std::string_view creation_timestamp;
 };
 
 struct Pod {

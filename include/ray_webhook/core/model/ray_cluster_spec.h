@@ -10,6 +10,7 @@
 // the same names for every field read here, and no authOptions.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,12 @@ struct RayGroupSpec {
   std::string_view group_name;  // workerGroupSpecs[].groupName; empty for the head group
   StringMap ray_start_params;
   Pod template_pod;  // .template: its metadata, containers and initContainers
+  // Worker groups only: replicas, minReplicas, numOfHosts and suspend, read leniently (a value of
+  // the wrong type reads as absent); absent replicas and minReplicas are 0, numOfHosts 1, as
+  // KubeRay's CRD defaults them.
+  std::optional<std::int64_t> replicas, min_replicas;
+  std::int64_t num_of_hosts = 1;
+  bool suspend = false;
 };
 
 struct RayClusterSpecView {
@@ -56,6 +63,22 @@ struct RayClusterSpecView {
   bool K8sTokenAuth() const { return auth_mode == "token" && enable_k8s_token_auth; }
 };
 
+// What a RayJob says of its run (KubeRay v1.6.2, rayjob_types.go): read leniently, for the audit
+// of existing objects, so a value of the wrong type reads as absent and is no admission error.
+struct RayJobState {
+  std::string_view deployment_status;  // status.jobDeploymentStatus: "Running", "Complete", "Failed", ...
+  std::string_view end_time;           // status.endTime, RFC 3339 as written
+  std::string_view cluster_name;       // status.rayClusterName
+  bool shutdown_after_job_finishes = false;      // spec.shutdownAfterJobFinishes
+  std::int64_t ttl_seconds_after_finished = 0;  // spec.ttlSecondsAfterFinished
+};
+
+// A RayService's two clusters (rayservice_types.go), read leniently as RayJobState is.
+struct RayServiceState {
+  std::string_view active_cluster;   // status.activeServiceStatus.rayClusterName
+  std::string_view pending_cluster;  // status.pendingServiceStatus.rayClusterName
+};
+
 struct RayObject {
   RayObjectKind kind = RayObjectKind::kRayCluster;
   ObjectMeta metadata;
@@ -64,6 +87,8 @@ struct RayObject {
   std::optional<RayClusterSpecView> cluster;
   // RayJob spec.clusterSelector is set: KubeRay creates no cluster for it.
   bool uses_cluster_selector = false;
+  RayJobState job;          // a RayJob's; empty for the other kinds
+  RayServiceState service;  // a RayService's; empty for the other kinds
   // The object's own JSON text, from '{' to its '}', for KubeRay's spec
   // checks, which read fields no view here keeps. Set by the decoders once
   // the object has read; empty when no decoder set it (an object built in code).

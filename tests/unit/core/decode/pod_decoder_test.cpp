@@ -86,5 +86,20 @@ TEST(PodDecoder, ARepeatedContainersListCountsWithTheLast) {
   EXPECT_EQ(pod.containers[0].name, "c");
 }
 
+// A Pod under admission pays for no field its rules do not read: resources are a template's alone.
+TEST(PodDecoder, APodKeepsNoResourcesAndItsCreationTime) {
+  BareObject bare;
+  Pod pod;
+  nlohmann::json p = ReviewObject("reviews/kuberay-1.0-worker-short.json");
+  p["metadata"]["creationTimestamp"] = "2026-12-01T10:16:02Z";
+  p["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", "1"}}}};
+  ASSERT_FALSE(DecodeBarePod(bare, p.dump(), &pod).failed());
+  EXPECT_TRUE(pod.containers.at(0).requests.empty());
+  EXPECT_EQ(pod.metadata.creation_timestamp, "2026-12-01T10:16:02Z");
+  p["metadata"].erase("creationTimestamp");
+  ASSERT_FALSE(DecodeBarePod(bare, p.dump(), &pod).failed());
+  EXPECT_TRUE(pod.metadata.creation_timestamp.empty());
+}
+
 }  // namespace
 }  // namespace ray_webhook

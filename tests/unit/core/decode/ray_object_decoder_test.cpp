@@ -94,5 +94,98 @@ TEST(RayObjectDecoder, NothingOfThePreviousObjectSurvives) {
   EXPECT_FALSE(o.cluster);
 }
 
+// What the audit's cost-leak rules read: a RayJob's run, as KubeRay v1.6.2 writes its status.
+TEST(RayObjectDecoder, ARayJobKeepsItsRunAndItsClusterTimes) {
+  BareObject bare;
+  nlohmann::json job = ReviewObject("reviews/rayjob-dupmount.json");
+  job["metadata"]["creationTimestamp"] = "2026-12-03T06:55:00Z";
+  job["spec"]["shutdownAfterJobFinishes"] = true;
+  job["spec"]["ttlSecondsAfterFinished"] = 60;
+  job["status"] = {{"jobDeploymentStatus", "Complete"}, {"jobStatus", "SUCCEEDED"},
+                   {"rayClusterName", "train-raycluster-x7k2p"}, {"startTime", "2026-12-03T06:55:04Z"},
+                   {"endTime", "2026-12-03T08:00:00Z"}, {"rayClusterStatus", {{"state", "ready"}}}};
+  RayObject o;
+  const JsonReader r = Decode(bare, job, RayObjectKind::kRayJob, &o);
+  ASSERT_FALSE(r.failed()) << r.error();
+  EXPECT_EQ(o.metadata.creation_timestamp, "2026-12-03T06:55:00Z");
+  EXPECT_FALSE(o.metadata.deletion_requested);
+  EXPECT_EQ(o.job.deployment_status, "Complete");
+  EXPECT_EQ(o.job.end_time, "2026-12-03T08:00:00Z");
+  EXPECT_EQ(o.job.cluster_name, "train-raycluster-x7k2p");
+  EXPECT_TRUE(o.job.shutdown_after_job_finishes);
+  EXPECT_EQ(o.job.ttl_seconds_after_finished, 60);
+}
+
+TEST(RayObjectDecoder, ARayServiceKeepsItsActiveAndPendingClusters) {
+  BareObject bare;
+  nlohmann::json service = ReviewObject("reviews/rayservice-sample.json");
+  service["status"] = {{"activeServiceStatus", {{"rayClusterName", "serve-a1b2c"}, {"applicationStatuses", nullptr}}},
+                       {"pendingServiceStatus", {{"rayClusterName", "serve-d3e4f"}}},
+                       {"serviceStatus", "Running"}};
+  RayObject o;
+  ASSERT_FALSE(Decode(bare, service, RayObjectKind::kRayService, &o).failed());
+  EXPECT_EQ(o.service.active_cluster, "serve-a1b2c");
+  EXPECT_EQ(o.service.pending_cluster, "serve-d3e4f");
+  EXPECT_TRUE(o.job.deployment_status.empty());
+}
+
+// The status is the API server's, and these fields serve the audit alone: a value of the wrong type
+// reads as absent and is no admission error.
+TEST(RayObjectDecoder, AMalformedStatusOrTimeReadsAsAbsent) {
+  BareObject bare;
+  nlohmann::json job = ReviewObject("reviews/rayjob-dupmount.json");
+  job["metadata"]["creationTimestamp"] = 5;
+  job["metadata"]["deletionTimestamp"] = "2026-12-04T11:01:00Z";
+  job["spec"]["shutdownAfterJobFinishes"] = "yes";
+  job["spec"]["ttlSecondsAfterFinished"] = 1.5;
+  job["status"] = {{"jobDeploymentStatus", 3}, {"endTime", {{"t", 1}}}, {"rayClusterName", {"x"}}};
+  RayObject o;
+  const JsonReader r = Decode(bare, job, RayObjectKind::kRayJob, &o);
+  ASSERT_FALSE(r.failed()) << r.error();
+  EXPECT_TRUE(o.metadata.creation_timestamp.empty());
+  EXPECT_TRUE(o.metadata.deletion_requested);
+  EXPECT_TRUE(o.job.deployment_status.empty() && o.job.end_time.empty() && o.job.cluster_name.empty());
+  EXPECT_FALSE(o.job.shutdown_after_job_finishes);
+  EXPECT_EQ(o.job.ttl_seconds_after_finished, 0);
+  job["status"] = "Complete";
+  ASSERT_FALSE(Decode(bare, job, RayObjectKind::kRayJob, &o).failed());
+  nlohmann::json service = ReviewObject("reviews/rayservice-sample.json");
+  service["status"] = {{"pendingServiceStatus", "serve-d3e4f"}, {"activeServiceStatus", {{"rayClusterName", 7}}}};
+  ASSERT_FALSE(Decode(bare, service, RayObjectKind::kRayService, &o).failed());
+  EXPECT_TRUE(o.service.pending_cluster.empty() && o.service.active_cluster.empty());
+}
+
+// What a cluster holds: each worker group's replicas and each template container's resources.
+TEST(RayObjectDecoder, TemplatesKeepTheirResourcesAndWorkerGroupsTheirReplicas) {
+  BareObject bare;
+  nlohmann::json cluster = ReviewObject("reviews/raycluster-sample.json");
+  nlohmann::json& worker = cluster["spec"]["workerGroupSpecs"][0];
+  worker["replicas"] = 3;
+  worker["minReplicas"] = 1;
+  worker["numOfHosts"] = 2;
+  worker["suspend"] = true;
+  worker["template"]["spec"]["containers"][0]["resources"] = {
+      {"requests", {{"cpu", "500m"}, {"memory", "2Gi"}}}, {"limits", {{"cpu", 2}, {"nvidia.com/gpu", "1"}, {"x", true}}}};
+  cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["resources"] = "none";
+  RayObject o;
+  const JsonReader r = Decode(bare, cluster, RayObjectKind::kRayCluster, &o);
+  ASSERT_FALSE(r.failed()) << r.error();
+  const RayGroupSpec& g = o.cluster->worker_groups.at(0);
+  EXPECT_EQ(g.replicas, 3);
+  EXPECT_EQ(g.min_replicas, 1);
+  EXPECT_EQ(g.num_of_hosts, 2);
+  EXPECT_TRUE(g.suspend);
+  const Container& c = g.template_pod.containers.at(0);
+  ASSERT_EQ(c.requests.size(), 2u);
+  EXPECT_EQ(Lookup(c.requests, "cpu"), "500m");
+  ASSERT_EQ(c.limits.size(), 2u);  // the boolean is no quantity
+  EXPECT_EQ(Lookup(c.limits, "cpu"), "2");
+  EXPECT_EQ(Lookup(c.limits, "nvidia.com/gpu"), "1");
+  EXPECT_TRUE(o.cluster->head_group.template_pod.containers.at(0).requests.empty());
+  worker["replicas"] = "3";
+  ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o).failed());
+  EXPECT_FALSE(o.cluster->worker_groups.at(0).replicas);
+}
+
 }  // namespace
 }  // namespace ray_webhook

@@ -1,0 +1,54 @@
+#include "cost_leak_flags.h"
+
+#include <chrono>
+#include <string>
+
+#include "flag_values.h"
+
+namespace ray_webhook {
+namespace {
+
+CostLeakLimits& Limits(ServeSettings& s) { return s.command.config.cost_leak_limits; }
+const CostLeakLimits& Limits(const ServeSettings& s) { return s.command.config.cost_leak_limits; }
+
+// "10m", "90s": minutes when whole, as the defaults are written.
+std::string ShowLimit(std::chrono::seconds d) {
+  return d.count() % 60 == 0 ? std::to_string(d.count() / 60) + "m" : std::to_string(d.count()) + "s";
+}
+
+Status LimitFlag(std::string_view name, std::string_view v, std::chrono::seconds* out) {
+  // Up to a week: beyond it, a cost leak would be noticed on the bill first.
+  return DurationFlag(name, v, std::chrono::seconds(0), std::chrono::minutes(10080), "10m or 90s, from 0s to 10080m",
+                      out);
+}
+
+const ServeFlag kCostLeakFlags[] = {
+    {"--audit-finished-job-grace", "D", kAuditFlagSection,
+     "finished-job-cluster: how long after KubeRay's own wait (ttlSecondsAfterFinished) a finished RayJob's "
+     "RayCluster may still exist; 10m covers the operator's requeue and the Pods' termination",
+     "rule `finished-job-cluster` ([rules.md](rules.md#finished-job-cluster)): how long past a finished RayJob's "
+     "`status.endTime`, plus `ttlSecondsAfterFinished` when `shutdownAfterJobFinishes` is set, its RayCluster may "
+     "still exist before it is a finding (`10m`, `90s`, from `0s` to `10080m`). The default, 10 minutes, covers the "
+     "operator's requeue and the Pods' termination grace period, so only a cluster that stays is named",
+     [](ServeSettings& s, std::string_view v) {
+       return LimitFlag("--audit-finished-job-grace", v, &Limits(s).finished_job_grace);
+     },
+     [](const ServeSettings& s) { return ShowLimit(Limits(s).finished_job_grace); }},
+    {"--audit-pending-cluster-limit", "D", kAuditFlagSection,
+     "stuck-upgrade: how old a RayService's pending RayCluster may be; 30m leaves room for pulling a large Ray "
+     "image and starting the cluster, twice KubeRay's former serviceUnhealthySecondThreshold (900 s)",
+     "rule `stuck-upgrade` ([rules.md](rules.md#stuck-upgrade)): how long after its creation a RayService's pending "
+     "RayCluster (`status.pendingServiceStatus.rayClusterName`) may still be pending before it is a finding (`30m`, "
+     "`90s`, from `0s` to `10080m`). The default, 30 minutes, leaves room for pulling a large Ray image and starting "
+     "the cluster; it is twice KubeRay's former `serviceUnhealthySecondThreshold` (900 s)",
+     [](ServeSettings& s, std::string_view v) {
+       return LimitFlag("--audit-pending-cluster-limit", v, &Limits(s).pending_cluster_limit);
+     },
+     [](const ServeSettings& s) { return ShowLimit(Limits(s).pending_cluster_limit); }},
+};
+
+}  // namespace
+
+std::span<const ServeFlag> CostLeakFlags() { return kCostLeakFlags; }
+
+}  // namespace ray_webhook
