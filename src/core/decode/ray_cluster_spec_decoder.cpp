@@ -10,7 +10,7 @@ namespace ray_webhook {
 namespace {
 
 // A HeadGroupSpec or WorkerGroupSpec; error paths relative to the group.
-void DecodeGroup(od::object obj, JsonReader& r, RayGroupSpec& group, bool worker) {
+void DecodeGroup(od::object obj, JsonReader& r, RayGroupSpec& group, bool worker, bool read_resources) {
   r.Fields(obj, [&](std::string_view key, od::value v) {
     if (worker && key == "groupName") {
       r.String(v, "groupName", &group.group_name);
@@ -28,8 +28,7 @@ void DecodeGroup(od::object obj, JsonReader& r, RayGroupSpec& group, bool worker
       od::object t;
       if (!r.Object(v, "template", &t)) return;
       JsonReader inner;
-      // Resources too: what the audit counts a cluster holding by, read where the template is read anyway.
-      DecodePod(t, inner, group.template_pod, /*read_resources=*/true);
+      DecodePod(t, inner, group.template_pod, read_resources);
       inner.Prefix("template.");
       r.Adopt(inner);
     }
@@ -63,13 +62,13 @@ void DecodeAuthOptions(od::value v, JsonReader& r, RayClusterSpecView& spec) {
   });
 }
 
-void DecodeWorkerGroups(od::value v, JsonReader& r, RayClusterSpecView& spec) {
+void DecodeWorkerGroups(od::value v, JsonReader& r, RayClusterSpecView& spec, bool read_resources) {
   spec.worker_groups.clear();
   od::array groups;
   if (!r.Array(v, "workerGroupSpecs", &groups)) return;
   r.Objects(groups, "workerGroupSpecs", "expected an array of objects", [&](od::object g) {
     JsonReader inner;
-    DecodeGroup(g, inner, spec.worker_groups.emplace_back(), true);
+    DecodeGroup(g, inner, spec.worker_groups.emplace_back(), true, read_resources);
     if (inner.failed()) inner.Prefix("workerGroupSpecs[" + std::to_string(spec.worker_groups.size() - 1) + "].");
     r.Adopt(inner);
   });
@@ -77,7 +76,7 @@ void DecodeWorkerGroups(od::value v, JsonReader& r, RayClusterSpecView& spec) {
 
 }  // namespace
 
-void DecodeClusterSpec(od::object obj, JsonReader& r, RayClusterSpecView& spec) {
+void DecodeClusterSpec(od::object obj, JsonReader& r, RayClusterSpecView& spec, bool read_resources) {
   r.Fields(obj, [&](std::string_view key, od::value v) {
     if (key == "enableInTreeAutoscaling") {
       r.Bool(v, "enableInTreeAutoscaling", &spec.enable_in_tree_autoscaling);
@@ -98,11 +97,11 @@ void DecodeClusterSpec(od::object obj, JsonReader& r, RayClusterSpecView& spec) 
       spec.has_head_group = r.Object(v, "headGroupSpec", &o);
       if (!spec.has_head_group) return;
       JsonReader inner;
-      DecodeGroup(o, inner, spec.head_group, false);
+      DecodeGroup(o, inner, spec.head_group, false, read_resources);
       inner.Prefix("headGroupSpec.");
       r.Adopt(inner);
     } else if (key == "workerGroupSpecs") {
-      DecodeWorkerGroups(v, r, spec);
+      DecodeWorkerGroups(v, r, spec, read_resources);
     }
   });
 }

@@ -7,8 +7,7 @@
 // ("workerGroupSpecs[1].template.spec.containers[0].name: ..."), which the
 // caller prefixes with where the spec sits. Reads the fields of
 // RayClusterSpecView and, per head and worker group, its groupName,
-// rayStartParams and template (a Pod template, pod_decoder.h, with its
-// containers' resources), and per worker group its replicas, minReplicas,
+// rayStartParams and template (a Pod template, pod_decoder.h), and per worker group its replicas, minReplicas,
 // numOfHosts and suspend (leniently: lenient_fields.h). Decodes into
 // the value given, which should be fresh: ray.io objects are rare next to
 // Pods, and a list holds one entry per element read, so the body bounds it.
@@ -19,6 +18,8 @@
 
 namespace ray_webhook {
 
-void DecodeClusterSpec(od::object obj, JsonReader& r, RayClusterSpecView& spec);
+// read_resources: also keep the templates' containers' resources, which only the audit reads (what
+// a cluster holds): a review of a RayCluster reads none, and pays nothing for them.
+void DecodeClusterSpec(od::object obj, JsonReader& r, RayClusterSpecView& spec, bool read_resources = false);
 
 }  // namespace ray_webhook

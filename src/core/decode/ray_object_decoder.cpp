@@ -37,32 +37,32 @@ void DecodeKind(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& ou
 // A RayClusterSpec nested in the object's spec, at path; prefix is path and a
 // dot, spelled out by the caller so that no path is built unless it is reported.
 void DecodeNestedClusterSpec(od::value v, std::string_view path, std::string_view prefix, JsonReader& r,
-                             RayObject& out) {
+                             RayObject& out, bool read_resources) {
   out.cluster.reset();
   od::object o;
   if (!r.Object(v, path, &o)) return;
   JsonReader inner;
-  DecodeClusterSpec(o, inner, out.cluster.emplace());
+  DecodeClusterSpec(o, inner, out.cluster.emplace(), read_resources);
   inner.Prefix(prefix);
   r.Adopt(inner);
 }
 
 }  // namespace
 
-void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out) {
+void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
   DecodeKind(obj, r, RayObjectKind::kRayCluster, out, [&](od::object spec) {
     JsonReader inner;
-    DecodeClusterSpec(spec, inner, out.cluster.emplace());
+    DecodeClusterSpec(spec, inner, out.cluster.emplace(), read_resources);
     inner.Prefix("spec.");
     r.Adopt(inner);
   });
 }
 
-void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out) {
+void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
   DecodeKind(obj, r, RayObjectKind::kRayJob, out, [&](od::object spec) {
     r.Fields(spec, [&](std::string_view k, od::value f) {
       if (k == "rayClusterSpec") {
-        DecodeNestedClusterSpec(f, "spec.rayClusterSpec", "spec.rayClusterSpec.", r, out);
+        DecodeNestedClusterSpec(f, "spec.rayClusterSpec", "spec.rayClusterSpec.", r, out, read_resources);
       } else if (k == "clusterSelector") {
         StringMap selector;
         r.Map(f, "spec.clusterSelector", &selector);
@@ -85,11 +85,11 @@ void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out) {
   });
 }
 
-void DecodeRayService(od::object obj, JsonReader& r, RayObject& out) {
+void DecodeRayService(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
   DecodeKind(obj, r, RayObjectKind::kRayService, out, [&](od::object spec) {
     r.Fields(spec, [&](std::string_view k, od::value f) {
       if (k == "rayClusterConfig") {
-        DecodeNestedClusterSpec(f, "spec.rayClusterConfig", "spec.rayClusterConfig.", r, out);
+        DecodeNestedClusterSpec(f, "spec.rayClusterConfig", "spec.rayClusterConfig.", r, out, read_resources);
       }
     });
   }, [&](std::string_view k, od::value f) {
@@ -104,7 +104,7 @@ void DecodeRayService(od::object obj, JsonReader& r, RayObject& out) {
   });
 }
 
-void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out) {
+void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
   DecodeKind(obj, r, RayObjectKind::kRayCronJob, out, [&](od::object spec) {
     r.Fields(spec, [&](std::string_view k, od::value f) {
       if (k != "jobTemplate") return;
@@ -112,7 +112,7 @@ void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out) {
       if (!r.Object(f, "spec.jobTemplate", &job)) return;
       r.Fields(job, [&](std::string_view jk, od::value jf) {
         if (jk == "rayClusterSpec") {
-          DecodeNestedClusterSpec(jf, "spec.jobTemplate.rayClusterSpec", "spec.jobTemplate.rayClusterSpec.", r, out);
+          DecodeNestedClusterSpec(jf, "spec.jobTemplate.rayClusterSpec", "spec.jobTemplate.rayClusterSpec.", r, out, read_resources);
         } else if (jk == "clusterSelector") {
           StringMap selector;
           r.Map(jf, "spec.jobTemplate.clusterSelector", &selector);
@@ -123,12 +123,12 @@ void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out) {
   });
 }
 
-void DecodeRayObject(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out) {
+void DecodeRayObject(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out, bool read_resources) {
   switch (kind) {
-    case RayObjectKind::kRayCluster: return DecodeRayCluster(obj, r, out);
-    case RayObjectKind::kRayJob: return DecodeRayJob(obj, r, out);
-    case RayObjectKind::kRayService: return DecodeRayService(obj, r, out);
-    case RayObjectKind::kRayCronJob: return DecodeRayCronJob(obj, r, out);
+    case RayObjectKind::kRayCluster: return DecodeRayCluster(obj, r, out, read_resources);
+    case RayObjectKind::kRayJob: return DecodeRayJob(obj, r, out, read_resources);
+    case RayObjectKind::kRayService: return DecodeRayService(obj, r, out, read_resources);
+    case RayObjectKind::kRayCronJob: return DecodeRayCronJob(obj, r, out, read_resources);
   }
 }
 

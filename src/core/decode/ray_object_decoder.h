@@ -20,12 +20,12 @@
 
 namespace ray_webhook {
 
-void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out);
-void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out);
-void DecodeRayService(od::object obj, JsonReader& r, RayObject& out);
-void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out);
+void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out, bool read_resources = false);
+void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources = false);
+void DecodeRayService(od::object obj, JsonReader& r, RayObject& out, bool read_resources = false);
+void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources = false);
 
-// The decoder of `kind`.
-void DecodeRayObject(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out);
+// The decoder of `kind`. read_resources: as for DecodeClusterSpec; only the audit's ObjectDecoder sets it.
+void DecodeRayObject(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out, bool read_resources = false);
 
 }  // namespace ray_webhook

@@ -10,8 +10,10 @@ namespace {
 using testing::BareObject;
 using testing::ReviewObject;
 
-JsonReader Decode(BareObject& bare, const nlohmann::json& object, RayObjectKind kind, RayObject* out) {
-  return bare.Walk(object.dump(), [&](od::object root, JsonReader& r) { DecodeRayObject(root, r, kind, *out); });
+JsonReader Decode(BareObject& bare, const nlohmann::json& object, RayObjectKind kind, RayObject* out,
+                  bool read_resources = false) {
+  return bare.Walk(object.dump(),
+                   [&](od::object root, JsonReader& r) { DecodeRayObject(root, r, kind, *out, read_resources); });
 }
 
 TEST(RayObjectDecoder, ARayClusterCarriesItsSpecAsTheClusterSpec) {
@@ -155,7 +157,8 @@ TEST(RayObjectDecoder, AMalformedStatusOrTimeReadsAsAbsent) {
   EXPECT_TRUE(o.service.pending_cluster.empty() && o.service.active_cluster.empty());
 }
 
-// What a cluster holds: each worker group's replicas and each template container's resources.
+// What a cluster holds, for the audit: each worker group's replicas and each template container's
+// resources; a review reads no resources.
 TEST(RayObjectDecoder, TemplatesKeepTheirResourcesAndWorkerGroupsTheirReplicas) {
   BareObject bare;
   nlohmann::json cluster = ReviewObject("reviews/raycluster-sample.json");
@@ -168,7 +171,9 @@ TEST(RayObjectDecoder, TemplatesKeepTheirResourcesAndWorkerGroupsTheirReplicas) 
       {"requests", {{"cpu", "500m"}, {"memory", "2Gi"}}}, {"limits", {{"cpu", 2}, {"nvidia.com/gpu", "1"}, {"x", true}}}};
   cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["resources"] = "none";
   RayObject o;
-  const JsonReader r = Decode(bare, cluster, RayObjectKind::kRayCluster, &o);
+  ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o).failed());
+  EXPECT_TRUE(o.cluster->worker_groups.at(0).template_pod.containers.at(0).requests.empty());
+  const JsonReader r = Decode(bare, cluster, RayObjectKind::kRayCluster, &o, /*read_resources=*/true);
   ASSERT_FALSE(r.failed()) << r.error();
   const RayGroupSpec& g = o.cluster->worker_groups.at(0);
   EXPECT_EQ(g.replicas, 3);
@@ -183,7 +188,7 @@ TEST(RayObjectDecoder, TemplatesKeepTheirResourcesAndWorkerGroupsTheirReplicas) 
   EXPECT_EQ(Lookup(c.limits, "nvidia.com/gpu"), "1");
   EXPECT_TRUE(o.cluster->head_group.template_pod.containers.at(0).requests.empty());
   worker["replicas"] = "3";
-  ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o).failed());
+  ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o, true).failed());
   EXPECT_FALSE(o.cluster->worker_groups.at(0).replicas);
 }
 
