@@ -165,8 +165,8 @@ struct Auditor::Impl {
         break;
       case RayObjectKind::kRayService:
         if (!o.service.pending_cluster.empty())
-          services.push_back({ns, name, source, std::string(o.service.active_cluster),
-                              std::string(o.service.pending_cluster)});
+          services.push_back(
+              {ns, name, source, std::string(o.service.active_cluster), std::string(o.service.pending_cluster)});
         break;
       case RayObjectKind::kRayCronJob: break;
     }
@@ -314,8 +314,10 @@ AuditReport Auditor::Finish(std::optional<std::int64_t> now) {
   impl_->ExtraHeads();
   impl_->WorkerDrift();
   if (now) {
-    for (AuditFinding& f : FinishedJobClusters(impl_->jobs, impl_->clusters, *now, impl_->limits)) impl_->Add(std::move(f));
-    for (AuditFinding& f : StuckUpgrades(impl_->services, impl_->clusters, *now, impl_->limits)) impl_->Add(std::move(f));
+    for (AuditFinding& f : FinishedJobClusters(impl_->jobs, impl_->clusters, *now, impl_->limits))
+      impl_->Add(std::move(f));
+    for (AuditFinding& f : StuckUpgrades(impl_->services, impl_->clusters, *now, impl_->limits))
+      impl_->Add(std::move(f));
   }
   return std::move(impl_->report);
 }

@@ -48,8 +48,8 @@ Amounts ContainerAmounts(const Container& c) {
   };
   for (const auto& [resource, quantity] : c.requests) add(resource, quantity);
   for (const auto& [resource, quantity] : c.limits) {
-    const bool requested = std::any_of(c.requests.begin(), c.requests.end(),
-                                       [&](const auto& req) { return req.first == resource; });
+    const bool requested =
+        std::any_of(c.requests.begin(), c.requests.end(), [&](const auto& req) { return req.first == resource; });
     if (!requested) add(resource, quantity);
   }
   return a;
@@ -113,10 +113,20 @@ std::optional<double> ParseQuantity(std::string_view text) {
     std::string_view suffix;
     double factor;
   };
-  static constexpr Scale kScales[] = {{"", 1},         {"m", 1e-3},          {"k", 1e3},           {"M", 1e6},
-                                      {"G", 1e9},      {"T", 1e12},          {"P", 1e15},          {"E", 1e18},
-                                      {"Ki", 1024.0},  {"Mi", 1048576.0},    {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-                                      {"Pi", 1125899906842624.0}, {"Ei", 1152921504606846976.0}};
+  static constexpr Scale kScales[] = {{"", 1},
+                                      {"m", 1e-3},
+                                      {"k", 1e3},
+                                      {"M", 1e6},
+                                      {"G", 1e9},
+                                      {"T", 1e12},
+                                      {"P", 1e15},
+                                      {"E", 1e18},
+                                      {"Ki", 1024.0},
+                                      {"Mi", 1048576.0},
+                                      {"Gi", 1073741824.0},
+                                      {"Ti", 1099511627776.0},
+                                      {"Pi", 1125899906842624.0},
+                                      {"Ei", 1152921504606846976.0}};
   for (const Scale& s : kScales) {
     if (suffix == s.suffix) return number * s.factor;
   }
@@ -135,7 +145,8 @@ ClusterRequests RequestsOf(const RayClusterSpecView& spec) {
   if (spec.has_head_group) add(spec.head_group.template_pod, 1);
   for (const RayGroupSpec& g : spec.worker_groups) {
     if (g.suspend) continue;
-    // KubeRay keeps replicas within [minReplicas, maxReplicas]: GetWorkerGroupDesiredReplicas, controllers/ray/utils/util.go.
+    // KubeRay keeps replicas within [minReplicas, maxReplicas]: GetWorkerGroupDesiredReplicas,
+    // controllers/ray/utils/util.go.
     const std::int64_t replicas = std::max(g.replicas.value_or(0), g.min_replicas.value_or(0));
     add(g.template_pod, replicas * std::max<std::int64_t>(1, g.num_of_hosts));
   }

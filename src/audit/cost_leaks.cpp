@@ -40,13 +40,13 @@ std::vector<AuditFinding> FinishedJobClusters(const std::vector<RayJobFacts>& jo
     const std::int64_t kuberay_wait = job.shutdown_after_job_finishes ? job.ttl_seconds_after_finished : 0;
     const std::int64_t since = now - *job.end_time;
     if (since <= kuberay_wait + limits.finished_job_grace.count()) continue;
-    std::string why =
-        job.shutdown_after_job_finishes
-            ? "KubeRay deletes it " + std::to_string(job.ttl_seconds_after_finished) +
-                  " s after the job ends (shutdownAfterJobFinishes), so something stopped it: most often "
-                  "deletionStrategy rules that match no outcome of the job (kuberay #5184)"
-            : "the RayJob keeps it (shutdownAfterJobFinishes is not set)";
-    out.push_back({std::string(kFinishedJobClusterRule), "RayJob", job.namespace_name, job.name, "status.rayClusterName",
+    std::string why = job.shutdown_after_job_finishes
+                          ? "KubeRay deletes it " + std::to_string(job.ttl_seconds_after_finished) +
+                                " s after the job ends (shutdownAfterJobFinishes), so something stopped it: most often "
+                                "deletionStrategy rules that match no outcome of the job (kuberay #5184)"
+                          : "the RayJob keeps it (shutdownAfterJobFinishes is not set)";
+    out.push_back({std::string(kFinishedJobClusterRule), "RayJob", job.namespace_name, job.name,
+                   "status.rayClusterName",
                    "RayJob " + job.name + " ended " + job.deployment_status + " " + ShowAge(since) +
                        " ago, and its RayCluster " + job.cluster_name + " still runs: " + Holds(it->second.requests) +
                        ". " + why + ". Delete the RayCluster, or the RayJob with it, if nothing needs it.",
@@ -69,7 +69,8 @@ std::vector<AuditFinding> StuckUpgrades(const std::vector<RayServiceFacts>& serv
                           " has been pending for " + ShowAge(age) + " (" + Holds(pending->second.requests) + ")";
     const auto active = clusters.find({service.namespace_name, service.active_cluster});
     if (!service.active_cluster.empty() && active != clusters.end()) {
-      message += ", beside its active RayCluster " + service.active_cluster + " (" + Holds(active->second.requests) + ")";
+      message +=
+          ", beside its active RayCluster " + service.active_cluster + " (" + Holds(active->second.requests) + ")";
     }
     message +=
         ". KubeRay keeps both until the new one is ready, and a new cluster that never becomes ready keeps them "

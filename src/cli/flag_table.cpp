@@ -340,10 +340,17 @@ const ServeFlag kServeFlags[] = {
 
 // The flags of serve that audit takes too: the API, the cluster domain, the spec checks and the
 // cost-leak limits.
-constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server",       "--kube-token-file", "--kube-ca-file",
-                                                  "--kube-api-timeout",      "--cluster-domain",  "--kuberay-version",
-                                                  "--kuberay-feature-gates", "--spec-rule-mode",  "--spec-rule",
-                                                  "--audit-finished-job-grace", "--audit-pending-cluster-limit"};
+constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server",
+                                                  "--kube-token-file",
+                                                  "--kube-ca-file",
+                                                  "--kube-api-timeout",
+                                                  "--cluster-domain",
+                                                  "--kuberay-version",
+                                                  "--kuberay-feature-gates",
+                                                  "--spec-rule-mode",
+                                                  "--spec-rule",
+                                                  "--audit-finished-job-grace",
+                                                  "--audit-pending-cluster-limit"};
 
 }  // namespace
 

@@ -114,8 +114,7 @@ Status WebhookServer::Bind() {
     }
     m.metrics.EnableAudit();
     m.audit = std::make_unique<PeriodicAudit>(
-        *m.kube, [&m] { return m.policy.Get(); }, c.audit_interval, m.metrics, c.audit_reports,
-        c.cost_leak_limits);
+        *m.kube, [&m] { return m.policy.Get(); }, c.audit_interval, m.metrics, c.audit_reports, c.cost_leak_limits);
   }
   std::function<std::string()> ready_detail;
   if (c.kuberay_auto && !m.kube) {

@@ -50,7 +50,7 @@ class PeriodicAudit {
   const std::chrono::milliseconds interval_;
   AuditGauges& gauges_;
   ClusterAuditScope scope_;  // every namespace, with the cost-leak limits given
-  Mutex mutex_;  // for wake_ alone: stopping_ is atomic
+  Mutex mutex_;              // for wake_ alone: stopping_ is atomic
   std::condition_variable wake_;
   std::atomic<bool> stopping_{false};
   std::optional<ReportWriter> reports_;

@@ -44,7 +44,8 @@ inline void LenientFields(od::value v, JsonReader& r, Visit&& visit) {
 }
 
 // A Kubernetes ResourceList: each quantity as written, a string or (from hand-written YAML) a number.
-inline void LenientQuantities(od::value v, JsonReader& r, std::vector<std::pair<std::string_view, std::string_view>>* out) {
+inline void LenientQuantities(od::value v, JsonReader& r,
+                              std::vector<std::pair<std::string_view, std::string_view>>* out) {
   out->clear();
   LenientFields(v, r, [&](std::string_view k, od::value q) {
     od::json_type t;

@@ -65,11 +65,10 @@ Status ObjectDecoder::WorkerSpecSignature(std::string& out) {
 
 Status ObjectDecoder::DecodeRayObject(std::string_view json, RayObjectKind kind, RayObject& out,
                                       std::size_t readable_padding) {
-  Status status = impl_->Run(json, readable_padding,
-                             [&](od::object root, JsonReader& r) {
-                               // The audit counts what a cluster holds by its templates' resources.
-                               ray_webhook::DecodeRayObject(root, r, kind, out, /*read_resources=*/true);
-                             });
+  Status status = impl_->Run(json, readable_padding, [&](od::object root, JsonReader& r) {
+    // The audit counts what a cluster holds by its templates' resources.
+    ray_webhook::DecodeRayObject(root, r, kind, out, /*read_resources=*/true);
+  });
   // The document is the object: its text is json without the whitespace around it.
   if (status.ok()) {
     const std::size_t open = json.find('{');

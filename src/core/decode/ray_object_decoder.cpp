@@ -36,8 +36,8 @@ void DecodeKind(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& ou
 
 // A RayClusterSpec nested in the object's spec, at path; prefix is path and a
 // dot, spelled out by the caller so that no path is built unless it is reported.
-void DecodeNestedClusterSpec(od::value v, std::string_view path, std::string_view prefix, JsonReader& r,
-                             RayObject& out, bool read_resources) {
+void DecodeNestedClusterSpec(od::value v, std::string_view path, std::string_view prefix, JsonReader& r, RayObject& out,
+                             bool read_resources) {
   out.cluster.reset();
   od::object o;
   if (!r.Object(v, path, &o)) return;
@@ -59,49 +59,55 @@ void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out, bool read_r
 }
 
 void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
-  DecodeKind(obj, r, RayObjectKind::kRayJob, out, [&](od::object spec) {
-    r.Fields(spec, [&](std::string_view k, od::value f) {
-      if (k == "rayClusterSpec") {
-        DecodeNestedClusterSpec(f, "spec.rayClusterSpec", "spec.rayClusterSpec.", r, out, read_resources);
-      } else if (k == "clusterSelector") {
-        StringMap selector;
-        r.Map(f, "spec.clusterSelector", &selector);
-        out.uses_cluster_selector = !selector.empty();
-      } else if (k == "shutdownAfterJobFinishes") {
-        LenientBool(f, r, &out.job.shutdown_after_job_finishes);
-      } else if (k == "ttlSecondsAfterFinished") {
-        LenientInt(f, r, &out.job.ttl_seconds_after_finished);
-      }
-    });
-  }, [&](std::string_view k, od::value f) {
-    // rayjob_types.go (KubeRay v1.6.2), RayJobStatus.
-    if (k == "jobDeploymentStatus") {
-      LenientString(f, r, &out.job.deployment_status);
-    } else if (k == "endTime") {
-      LenientString(f, r, &out.job.end_time);
-    } else if (k == "rayClusterName") {
-      LenientString(f, r, &out.job.cluster_name);
-    }
-  });
+  DecodeKind(
+      obj, r, RayObjectKind::kRayJob, out,
+      [&](od::object spec) {
+        r.Fields(spec, [&](std::string_view k, od::value f) {
+          if (k == "rayClusterSpec") {
+            DecodeNestedClusterSpec(f, "spec.rayClusterSpec", "spec.rayClusterSpec.", r, out, read_resources);
+          } else if (k == "clusterSelector") {
+            StringMap selector;
+            r.Map(f, "spec.clusterSelector", &selector);
+            out.uses_cluster_selector = !selector.empty();
+          } else if (k == "shutdownAfterJobFinishes") {
+            LenientBool(f, r, &out.job.shutdown_after_job_finishes);
+          } else if (k == "ttlSecondsAfterFinished") {
+            LenientInt(f, r, &out.job.ttl_seconds_after_finished);
+          }
+        });
+      },
+      [&](std::string_view k, od::value f) {
+        // rayjob_types.go (KubeRay v1.6.2), RayJobStatus.
+        if (k == "jobDeploymentStatus") {
+          LenientString(f, r, &out.job.deployment_status);
+        } else if (k == "endTime") {
+          LenientString(f, r, &out.job.end_time);
+        } else if (k == "rayClusterName") {
+          LenientString(f, r, &out.job.cluster_name);
+        }
+      });
 }
 
 void DecodeRayService(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
-  DecodeKind(obj, r, RayObjectKind::kRayService, out, [&](od::object spec) {
-    r.Fields(spec, [&](std::string_view k, od::value f) {
-      if (k == "rayClusterConfig") {
-        DecodeNestedClusterSpec(f, "spec.rayClusterConfig", "spec.rayClusterConfig.", r, out, read_resources);
-      }
-    });
-  }, [&](std::string_view k, od::value f) {
-    // rayservice_types.go (KubeRay v1.6.2): RayServiceStatuses' two RayServiceStatus.
-    std::string_view* cluster = k == "activeServiceStatus"    ? &out.service.active_cluster
-                                : k == "pendingServiceStatus" ? &out.service.pending_cluster
-                                                              : nullptr;
-    if (cluster == nullptr) return;
-    LenientFields(f, r, [&](std::string_view sk, od::value name) {
-      if (sk == "rayClusterName") LenientString(name, r, cluster);
-    });
-  });
+  DecodeKind(
+      obj, r, RayObjectKind::kRayService, out,
+      [&](od::object spec) {
+        r.Fields(spec, [&](std::string_view k, od::value f) {
+          if (k == "rayClusterConfig") {
+            DecodeNestedClusterSpec(f, "spec.rayClusterConfig", "spec.rayClusterConfig.", r, out, read_resources);
+          }
+        });
+      },
+      [&](std::string_view k, od::value f) {
+        // rayservice_types.go (KubeRay v1.6.2): RayServiceStatuses' two RayServiceStatus.
+        std::string_view* cluster = k == "activeServiceStatus"    ? &out.service.active_cluster
+                                    : k == "pendingServiceStatus" ? &out.service.pending_cluster
+                                                                  : nullptr;
+        if (cluster == nullptr) return;
+        LenientFields(f, r, [&](std::string_view sk, od::value name) {
+          if (sk == "rayClusterName") LenientString(name, r, cluster);
+        });
+      });
 }
 
 void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
@@ -112,7 +118,8 @@ void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out, bool read_r
       if (!r.Object(f, "spec.jobTemplate", &job)) return;
       r.Fields(job, [&](std::string_view jk, od::value jf) {
         if (jk == "rayClusterSpec") {
-          DecodeNestedClusterSpec(jf, "spec.jobTemplate.rayClusterSpec", "spec.jobTemplate.rayClusterSpec.", r, out, read_resources);
+          DecodeNestedClusterSpec(jf, "spec.jobTemplate.rayClusterSpec", "spec.jobTemplate.rayClusterSpec.", r, out,
+                                  read_resources);
         } else if (jk == "clusterSelector") {
           StringMap selector;
           r.Map(jf, "spec.jobTemplate.clusterSelector", &selector);

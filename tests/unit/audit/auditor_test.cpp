@@ -253,9 +253,10 @@ TEST(Auditor, AFinishedJobsClusterStillRunningIsACostLeak) {
   EXPECT_EQ(found[0]->namespace_name, "ml");
   EXPECT_EQ(found[0]->name, "train-llm");
   EXPECT_EQ(found[0]->source, "cost-leaks.json item 1");
-  EXPECT_TRUE(Has(found[0]->message,
-                  "RayJob train-llm ended Complete 2d 2h ago, and its RayCluster train-llm-raycluster-x7k2p still runs: "
-                  "3 Pod(s) requesting 20 CPU(s) and 2 GPU(s)."))
+  EXPECT_TRUE(
+      Has(found[0]->message,
+          "RayJob train-llm ended Complete 2d 2h ago, and its RayCluster train-llm-raycluster-x7k2p still runs: "
+          "3 Pod(s) requesting 20 CPU(s) and 2 GPU(s)."))
       << found[0]->message;
   EXPECT_EQ(r.findings_by_rule.at("finished-job-cluster"), 1u);
 }
@@ -266,10 +267,11 @@ TEST(Auditor, ARayServicesLongPendingClusterIsAStuckUpgrade) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0]->name, "serve-llm");
   EXPECT_EQ(found[0]->field_path, "status.pendingServiceStatus.rayClusterName");
-  EXPECT_TRUE(Has(found[0]->message,
-                  "RayService serve-llm's new RayCluster serve-llm-raycluster-d3e4f has been pending for 1h 30m (3 Pod(s) "
-                  "requesting 20 CPU(s) and 4 GPU(s)), beside its active RayCluster serve-llm-raycluster-a1b2c (3 Pod(s) "
-                  "requesting 20 CPU(s) and 2 GPU(s))."))
+  EXPECT_TRUE(
+      Has(found[0]->message,
+          "RayService serve-llm's new RayCluster serve-llm-raycluster-d3e4f has been pending for 1h 30m (3 Pod(s) "
+          "requesting 20 CPU(s) and 4 GPU(s)), beside its active RayCluster serve-llm-raycluster-a1b2c (3 Pod(s) "
+          "requesting 20 CPU(s) and 2 GPU(s))."))
       << found[0]->message;
 }
 

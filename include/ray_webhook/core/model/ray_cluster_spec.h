@@ -66,10 +66,10 @@ struct RayClusterSpecView {
 // What a RayJob says of its run (KubeRay v1.6.2, rayjob_types.go): read leniently, for the audit
 // of existing objects, so a value of the wrong type reads as absent and is no admission error.
 struct RayJobState {
-  std::string_view deployment_status;  // status.jobDeploymentStatus: "Running", "Complete", "Failed", ...
-  std::string_view end_time;           // status.endTime, RFC 3339 as written
-  std::string_view cluster_name;       // status.rayClusterName
-  bool shutdown_after_job_finishes = false;      // spec.shutdownAfterJobFinishes
+  std::string_view deployment_status;           // status.jobDeploymentStatus: "Running", "Complete", "Failed", ...
+  std::string_view end_time;                    // status.endTime, RFC 3339 as written
+  std::string_view cluster_name;                // status.rayClusterName
+  bool shutdown_after_job_finishes = false;     // spec.shutdownAfterJobFinishes
   std::int64_t ttl_seconds_after_finished = 0;  // spec.ttlSecondsAfterFinished
 };
 

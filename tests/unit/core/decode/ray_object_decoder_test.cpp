@@ -103,9 +103,9 @@ TEST(RayObjectDecoder, ARayJobKeepsItsRunAndItsClusterTimes) {
   job["metadata"]["creationTimestamp"] = "2026-12-03T06:55:00Z";
   job["spec"]["shutdownAfterJobFinishes"] = true;
   job["spec"]["ttlSecondsAfterFinished"] = 60;
-  job["status"] = {{"jobDeploymentStatus", "Complete"}, {"jobStatus", "SUCCEEDED"},
+  job["status"] = {{"jobDeploymentStatus", "Complete"},          {"jobStatus", "SUCCEEDED"},
                    {"rayClusterName", "train-raycluster-x7k2p"}, {"startTime", "2026-12-03T06:55:04Z"},
-                   {"endTime", "2026-12-03T08:00:00Z"}, {"rayClusterStatus", {{"state", "ready"}}}};
+                   {"endTime", "2026-12-03T08:00:00Z"},          {"rayClusterStatus", {{"state", "ready"}}}};
   RayObject o;
   const JsonReader r = Decode(bare, job, RayObjectKind::kRayJob, &o);
   ASSERT_FALSE(r.failed()) << r.error();
@@ -168,7 +168,8 @@ TEST(RayObjectDecoder, TemplatesKeepTheirResourcesAndWorkerGroupsTheirReplicas) 
   worker["numOfHosts"] = 2;
   worker["suspend"] = true;
   worker["template"]["spec"]["containers"][0]["resources"] = {
-      {"requests", {{"cpu", "500m"}, {"memory", "2Gi"}}}, {"limits", {{"cpu", 2}, {"nvidia.com/gpu", "1"}, {"x", true}}}};
+      {"requests", {{"cpu", "500m"}, {"memory", "2Gi"}}},
+      {"limits", {{"cpu", 2}, {"nvidia.com/gpu", "1"}, {"x", true}}}};
   cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["resources"] = "none";
   RayObject o;
   ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o).failed());
