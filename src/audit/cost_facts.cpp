@@ -47,10 +47,10 @@ Amounts ContainerAmounts(const Container& c) {
     if (IsGpu(resource)) a.gpus += *q;
   };
   for (const auto& [resource, quantity] : c.requests) add(resource, quantity);
-  for (const auto& [resource, quantity] : c.limits) {
+  for (const auto& limit : c.limits) {
     const bool requested =
-        std::any_of(c.requests.begin(), c.requests.end(), [&](const auto& req) { return req.first == resource; });
-    if (!requested) add(resource, quantity);
+        std::any_of(c.requests.begin(), c.requests.end(), [&](const auto& req) { return req.first == limit.first; });
+    if (!requested) add(limit.first, limit.second);
   }
   return a;
 }
