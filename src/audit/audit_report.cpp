@@ -11,4 +11,13 @@ std::span<const std::string_view> AuditRuleNames() {
   return kNames;
 }
 
+void AddFinding(AuditReport& report, AuditFinding finding) {
+  ++report.findings_by_rule[finding.rule];
+  if (report.findings.size() < kMaxAuditFindings) {
+    report.findings.push_back(std::move(finding));
+  } else {
+    ++report.dropped_findings;
+  }
+}
+
 }  // namespace ray_webhook

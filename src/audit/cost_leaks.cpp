@@ -11,6 +11,28 @@ std::string ShowAmount(double v) {
   return buf;
 }
 
+// When a job's cluster is first overdue: the rule finds it once more than this has passed since the job ended.
+std::int64_t AllowedAfterEnd(const RayJobFacts& job, const CostLeakLimits& limits) {
+  const std::int64_t kuberay_wait = job.shutdown_after_job_finishes ? job.ttl_seconds_after_finished : 0;
+  return kuberay_wait + limits.finished_job_grace.count();
+}
+
+// The cluster a job still holds, or nullptr.
+const RayClusterFacts* HeldCluster(const RayJobFacts& job, const std::map<ClusterKey, RayClusterFacts>& clusters) {
+  if (job.deployment_status != "Complete" && job.deployment_status != "Failed") return nullptr;
+  if (job.uses_cluster_selector || job.cluster_name.empty() || !job.end_time) return nullptr;
+  const auto it = clusters.find({job.namespace_name, job.cluster_name});
+  return it == clusters.end() || it->second.deleting ? nullptr : &it->second;
+}
+
+// A service's pending cluster, when its age can be told, or nullptr.
+const RayClusterFacts* PendingCluster(const RayServiceFacts& service,
+                                      const std::map<ClusterKey, RayClusterFacts>& clusters) {
+  if (service.pending_cluster.empty()) return nullptr;
+  const auto it = clusters.find({service.namespace_name, service.pending_cluster});
+  return it == clusters.end() || it->second.deleting || !it->second.created ? nullptr : &it->second;
+}
+
 std::string Holds(const ClusterRequests& r) {
   std::string out = std::to_string(r.pods) + " Pod(s) requesting " + ShowAmount(r.cpus) + " CPU(s)";
   if (r.gpus > 0) out += " and " + ShowAmount(r.gpus) + " GPU(s)";
@@ -18,6 +40,8 @@ std::string Holds(const ClusterRequests& r) {
 }
 
 }  // namespace
+
+bool RuleJudgedOverTime(std::string_view rule) { return rule == kFinishedJobClusterRule || rule == kStuckUpgradeRule; }
 
 std::string ShowAge(std::int64_t s) {
   if (s < 0) s = 0;
@@ -33,13 +57,10 @@ std::vector<AuditFinding> FinishedJobClusters(const std::vector<RayJobFacts>& jo
                                               const CostLeakLimits& limits) {
   std::vector<AuditFinding> out;
   for (const RayJobFacts& job : jobs) {
-    if (job.deployment_status != "Complete" && job.deployment_status != "Failed") continue;
-    if (job.uses_cluster_selector || job.cluster_name.empty() || !job.end_time) continue;
-    const auto it = clusters.find({job.namespace_name, job.cluster_name});
-    if (it == clusters.end() || it->second.deleting) continue;
-    const std::int64_t kuberay_wait = job.shutdown_after_job_finishes ? job.ttl_seconds_after_finished : 0;
+    const RayClusterFacts* held = HeldCluster(job, clusters);
+    if (held == nullptr) continue;
     const std::int64_t since = now - *job.end_time;
-    if (since <= kuberay_wait + limits.finished_job_grace.count()) continue;
+    if (since <= AllowedAfterEnd(job, limits)) continue;
     std::string why = job.shutdown_after_job_finishes
                           ? "KubeRay deletes it " + std::to_string(job.ttl_seconds_after_finished) +
                                 " s after the job ends (shutdownAfterJobFinishes), so something stopped it: most often "
@@ -48,8 +69,8 @@ std::vector<AuditFinding> FinishedJobClusters(const std::vector<RayJobFacts>& jo
     out.push_back({std::string(kFinishedJobClusterRule), "RayJob", job.namespace_name, job.name,
                    "status.rayClusterName",
                    "RayJob " + job.name + " ended " + job.deployment_status + " " + ShowAge(since) +
-                       " ago, and its RayCluster " + job.cluster_name + " still runs: " + Holds(it->second.requests) +
-                       ". " + why + ". Delete the RayCluster, or the RayJob with it, if nothing needs it.",
+                       " ago, and its RayCluster " + job.cluster_name + " still runs: " + Holds(held->requests) + ". " +
+                       why + ". Delete the RayCluster, or the RayJob with it, if nothing needs it.",
                    job.source});
   }
   return out;
@@ -60,13 +81,12 @@ std::vector<AuditFinding> StuckUpgrades(const std::vector<RayServiceFacts>& serv
                                         const CostLeakLimits& limits) {
   std::vector<AuditFinding> out;
   for (const RayServiceFacts& service : services) {
-    if (service.pending_cluster.empty()) continue;
-    const auto pending = clusters.find({service.namespace_name, service.pending_cluster});
-    if (pending == clusters.end() || pending->second.deleting || !pending->second.created) continue;
-    const std::int64_t age = now - *pending->second.created;
+    const RayClusterFacts* pending = PendingCluster(service, clusters);
+    if (pending == nullptr) continue;
+    const std::int64_t age = now - *pending->created;
     if (age <= limits.pending_cluster_limit.count()) continue;
     std::string message = "RayService " + service.name + "'s new RayCluster " + service.pending_cluster +
-                          " has been pending for " + ShowAge(age) + " (" + Holds(pending->second.requests) + ")";
+                          " has been pending for " + ShowAge(age) + " (" + Holds(pending->requests) + ")";
     const auto active = clusters.find({service.namespace_name, service.active_cluster});
     if (!service.active_cluster.empty() && active != clusters.end()) {
       message +=
@@ -80,6 +100,24 @@ std::vector<AuditFinding> StuckUpgrades(const std::vector<RayServiceFacts>& serv
                    "status.pendingServiceStatus.rayClusterName", std::move(message), service.source});
   }
   return out;
+}
+
+std::optional<std::int64_t> NextCostLeakDeadline(const std::vector<RayJobFacts>& jobs,
+                                                 const std::vector<RayServiceFacts>& services,
+                                                 const std::map<ClusterKey, RayClusterFacts>& clusters,
+                                                 std::int64_t now, const CostLeakLimits& limits) {
+  std::optional<std::int64_t> next;
+  const auto consider = [&](std::int64_t first_found) {
+    if (first_found > now && (!next || first_found < *next)) next = first_found;
+  };
+  for (const RayJobFacts& job : jobs) {
+    if (HeldCluster(job, clusters) != nullptr) consider(*job.end_time + AllowedAfterEnd(job, limits) + 1);
+  }
+  for (const RayServiceFacts& service : services) {
+    if (const RayClusterFacts* pending = PendingCluster(service, clusters))
+      consider(*pending->created + limits.pending_cluster_limit.count() + 1);
+  }
+  return next;
 }
 
 }  // namespace ray_webhook

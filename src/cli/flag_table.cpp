@@ -295,11 +295,12 @@ const ServeFlag kServeFlags[] = {
      [](ServeSettings& s, std::string_view v) { return SpecRuleFlag(v, Server(s).policy); }, None},
 
     {"--audit-interval", "D", kAuditSection,
-     "audit the cluster's Ray Pods and objects every D in the background, into the audit gauges of /metrics; "
-     "off or 0 turns it off",
-     "audit the cluster's Ray Pods, RayClusters, RayJobs and RayServices every D (`5m`, `30s`, from `1s` to `1440m`) "
-     "on a background thread and export the results as gauges on `/metrics` ([audit.md](audit.md#in-the-server)); "
-     "needs the Kubernetes API and the list RBAC of `deploy/overlays/audit`; `off` or `0` turns it off",
+     "audit the cluster's Ray Pods and objects in the background, into the audit gauges of /metrics: judged on "
+     "every change and at least every D (--audit-mode watch), or listed every D (list); off or 0 turns it off",
+     "audit the cluster's Ray Pods, RayClusters, RayJobs and RayServices on background threads and export the "
+     "results as gauges on `/metrics` ([audit.md](audit.md#in-the-server)): with `--audit-mode watch` judged within "
+     "a second of each change and at least every D, with `list` listed again every D (`5m`, `30s`, from `1s` to "
+     "`1440m`); needs the Kubernetes API and the RBAC of `deploy/overlays/audit`; `off` or `0` turns it off",
      [](ServeSettings& s, std::string_view v) {
        if (v == "off" || v == "0") {
          Server(s).audit_interval = milliseconds(0);
@@ -311,6 +312,20 @@ const ServeFlag kServeFlags[] = {
      [](const ServeSettings& s) {
        return Server(s).audit_interval.count() == 0 ? std::string("off") : ShowDuration(Server(s).audit_interval);
      }},
+    {"--audit-mode", "M", kAuditSection,
+     "with --audit-interval: watch (list once, then watch every change) or list (list everything every D)",
+     "with `--audit-interval`: `watch` (the default) lists the Ray Pods and ray.io objects once and then watches "
+     "them, keeping a few fields of each, so a finding appears or clears within seconds of its cause and an "
+     "unchanged cluster costs the API server nothing; `list` lists them all again every interval, page by page "
+     "([audit.md](audit.md#in-the-server))",
+     [](ServeSettings& s, std::string_view v) {
+       if (v == "watch" || v == "list") {
+         Server(s).audit_watch = v == "watch";
+         return Status::Ok();
+       }
+       return Status::Error("--audit-mode must be watch or list; got " + Got(v));
+     },
+     [](const ServeSettings& s) { return std::string(Server(s).audit_watch ? "watch" : "list"); }},
     {"--audit-reports", "API", kAuditSection,
      "with --audit-interval, also write the findings as policy reports, one per namespace: "
      "openreports.io/v1alpha1 (Report), wgpolicyk8s.io/v1alpha2 (PolicyReport) or off",

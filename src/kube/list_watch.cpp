@@ -18,6 +18,9 @@ using std::chrono::milliseconds;
 // client-go's reflector counts a "very short watch": re-watching at once would spin.
 constexpr milliseconds kShortestWatch{1000};
 
+// How a list ended.
+enum class ListEnd { kListed, kFailed, kNotServed };
+
 // How one watch ended, as far as Run's next step goes.
 enum class WatchEnd { kAgain, kRelist, kBackOff, kStopped };
 
@@ -100,17 +103,21 @@ struct ListWatch::Impl {
     return path;
   }
 
-  // Lists every page; false after a problem (or a stop).
-  bool List(const std::function<bool()>& stop) {
+  // Lists every page; kFailed after a problem (or a stop).
+  ListEnd List(const std::function<bool()>& stop) {
     sink.OnListBegin();
     std::string continue_token;
     std::string list_version;
     for (;;) {
-      if (stop && stop()) return false;
+      if (stop && stop()) return ListEnd::kFailed;
       std::string path = Query("limit=" + std::to_string(options.page_size));
       if (!continue_token.empty()) path += "&continue=" + UrlEncode(continue_token);
       Result<KubeApiClient::Answer> answer = client.Get(path, options.page_timeout, options.max_page_bytes);
       if (!answer.ok()) return ListFailed(answer.error());
+      if (answer->status == 404) {
+        sink.OnNotServed("the Kubernetes API answered 404: " + ApiErrorMessage(answer->body));
+        return ListEnd::kNotServed;
+      }
       if (answer->status != 200) {
         return ListFailed("the Kubernetes API answered " + std::to_string(answer->status) + ": " +
                           ApiErrorMessage(answer->body));
@@ -130,12 +137,12 @@ struct ListWatch::Impl {
       ++s.lists;
       s.resource_version = list_version;
     });
-    return true;
+    return ListEnd::kListed;
   }
 
-  bool ListFailed(const std::string& reason) {
+  ListEnd ListFailed(const std::string& reason) {
     Problem(ListWatchProblem::kListFailed, "listing " + options.collection_path + ": " + reason);
-    return false;
+    return ListEnd::kFailed;
   }
 
   WatchEnd Watch(const std::function<bool()>& stop) {
@@ -225,7 +232,12 @@ struct ListWatch::Impl {
     while (!(stop && stop())) {
       bool just_listed = false;
       if (!listed) {
-        if (!List(stop)) {
+        const ListEnd list = List(stop);
+        if (list == ListEnd::kNotServed) {
+          if (!Wait(options.max_backoff, stop)) return;
+          continue;
+        }
+        if (list == ListEnd::kFailed) {
           if (!BackOff(stop)) return;
           continue;
         }

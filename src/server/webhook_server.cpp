@@ -15,6 +15,7 @@
 #include "ray_webhook/http/http_session.h"
 #include "ray_webhook/kube/kube_api_client.h"
 #include "ray_webhook/live_audit/periodic_audit.h"
+#include "ray_webhook/live_audit/watched_audit.h"
 #include "ray_webhook/mutex.h"
 #include "ray_webhook/net/connection_loop.h"
 #include "ray_webhook/net/listening_socket.h"
@@ -76,8 +77,10 @@ struct WebhookServer::Impl {
   ServingCertificate certificate;
   Metrics metrics;
   std::unique_ptr<KubeApiClient> kube;
-  std::unique_ptr<ReviewPath> reviews;   // uses the decoders, the metrics and kube
-  std::unique_ptr<PeriodicAudit> audit;  // --audit-interval; stopped before kube and metrics go
+  std::unique_ptr<ReviewPath> reviews;  // uses the decoders, the metrics and kube
+  // --audit-interval, --audit-mode: one of the two; stopped before kube and metrics go.
+  std::unique_ptr<PeriodicAudit> audit;
+  std::unique_ptr<WatchedAudit> watched_audit;
   ReleaseInForce release_in_force{policy, metrics};
   std::unique_ptr<ReleaseFollower> release;  // --kuberay-version auto; stopped before kube and metrics go
   std::atomic<bool> draining{false};
@@ -113,8 +116,17 @@ Status WebhookServer::Bind() {
       return Status::Error("--audit-interval needs the Kubernetes API: run in a cluster or give --kube-api-server");
     }
     m.metrics.EnableAudit();
-    m.audit = std::make_unique<PeriodicAudit>(
-        *m.kube, [&m] { return m.policy.Get(); }, c.audit_interval, m.metrics, c.audit_reports, c.cost_leak_limits);
+    if (c.audit_watch) {
+      WatchedAuditOptions o;
+      o.refresh = c.audit_interval;
+      o.cost_leak_limits = c.cost_leak_limits;
+      o.reports = c.audit_reports;
+      m.watched_audit = std::make_unique<WatchedAudit>(
+          *m.kube, [&m] { return &m.policy.Get(); }, m.metrics, o);
+    } else {
+      m.audit = std::make_unique<PeriodicAudit>(
+          *m.kube, [&m] { return m.policy.Get(); }, c.audit_interval, m.metrics, c.audit_reports, c.cost_leak_limits);
+    }
   }
   std::function<std::string()> ready_detail;
   if (c.kuberay_auto && !m.kube) {
@@ -189,12 +201,18 @@ void WebhookServer::Serve() {
     spdlog::info("auditing the cluster every {}ms", m.config.audit_interval.count());
     m.audit->Start();
   }
+  if (m.watched_audit) {
+    spdlog::info("auditing the cluster by list and watch, judged on every change and at least every {}ms",
+                 m.config.audit_interval.count());
+    m.watched_audit->Start();
+  }
   {
     MutexLock lock(&m.mutex);
     while (!m.shut_down) lock.Wait(m.cv);
   }
   m.loop->Stop();
   if (m.audit) m.audit->Stop();
+  if (m.watched_audit) m.watched_audit->Stop();
   if (m.release) m.release->Stop();
   maintenance.Stop();
   {

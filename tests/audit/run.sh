@@ -2,7 +2,7 @@
 # `ray-webhook audit`, the real binary: on the dumps and manifests of
 # tests/fixtures/audit (its table, its JSON, exit codes 0, 1 and 2 and the
 # errors that name file and document), against mock-kube-api's chunked lists
-# (the live mode), and the server's --audit-interval gauges on /metrics.
+# (the live mode), and the server's --audit-interval gauges on /metrics, in each --audit-mode.
 #   run.sh --server BIN --fixtures DIR --certs GENERATE_SH --mock-kube-api BIN
 set -uo pipefail
 # shellcheck source=../deploy/lib.sh
@@ -188,52 +188,65 @@ else
 fi
 mock_pid=$first_mock_pid api_port=$first_api_port
 
-# The server's periodic audit: --audit-interval and the gauges on /metrics.
-port=""
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-  port=$((20000 + RANDOM % 20000))
-  "$server" serve --bind 127.0.0.1 --port "$port" --probe-port 0 --tls-cert "$work/certs/tls.crt" \
-    --tls-key "$work/certs/tls.key" --drain-delay 0s "${api[@]}" --kube-token-file "$work/token" \
-    --audit-interval 1s >"$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 50); do
-    curl -sf --cacert "$work/certs/ca.crt" "https://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    kill -0 "$server_pid" 2>/dev/null || break
+# The server's audit, in each --audit-mode: the gauges on /metrics, an API that goes away, the log.
+server_audit() {
+  local mode="$1"
+  port=""
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    port=$((20000 + RANDOM % 20000))
+    "$server" serve --bind 127.0.0.1 --port "$port" --probe-port 0 --tls-cert "$work/certs/tls.crt" \
+      --tls-key "$work/certs/tls.key" --drain-delay 0s "${api[@]}" --kube-token-file "$work/token" \
+      --audit-interval 1s --audit-mode "$mode" >"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 50); do
+      curl -sf --cacert "$work/certs/ca.crt" "https://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then pids+=("$server_pid"); break; fi
+    wait "$server_pid" 2>/dev/null; server_pid=""
+  done
+  [ -n "${server_pid:-}" ] || { fail "$mode: the server did not start: $(cat "$work/server.log")"; finish; }
+  metrics() { curl -sf --cacert "$work/certs/ca.crt" "https://127.0.0.1:$port/metrics" >"$work/metrics"; }
+  for _ in $(seq 1 100); do
+    metrics && grep -q '^ray_webhook_rayclusters_with_extra_heads 1$' "$work/metrics" && break
     sleep 0.1
   done
-  if kill -0 "$server_pid" 2>/dev/null; then pids+=("$server_pid"); break; fi
-  wait "$server_pid" 2>/dev/null; server_pid=""
-done
-[ -n "${server_pid:-}" ] || { fail "the server did not start: $(cat "$work/server.log")"; finish; }
-metrics() { curl -sf --cacert "$work/certs/ca.crt" "https://127.0.0.1:$port/metrics" >"$work/metrics"; }
-for _ in $(seq 1 100); do
-  metrics && grep -q '^ray_webhook_rayclusters_with_extra_heads 1$' "$work/metrics" && break
-  sleep 0.1
-done
-check "gauge: one RayCluster with extra heads" grep -qx 'ray_webhook_rayclusters_with_extra_heads 1' "$work/metrics"
-check "gauge: findings by rule, zeros included" bash -c "grep -qx 'ray_webhook_audit_findings{rule=\"worker-drift\"} 2' '$work/metrics' \
-  && grep -qx 'ray_webhook_audit_findings{rule=\"extra-head\"} 1' '$work/metrics' \
-  && grep -qx 'ray_webhook_audit_findings{rule=\"duplicate-env\"} 0' '$work/metrics' \
-  && grep -qx 'ray_webhook_audit_findings{rule=\"stuck-upgrade\"} 0' '$work/metrics' \
-  && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 9 ]"
-check "gauge: the last success time is set" \
-  bash -c "awk '\$1 == \"ray_webhook_audit_last_success_timestamp_seconds\" && \$2 > 1.7e9 {ok=1} END {exit !ok}' '$work/metrics'"
-kill "$mock_pid"; wait "$mock_pid" 2>/dev/null
-for _ in $(seq 1 50); do
-  metrics && grep -q '^ray_webhook_audit_failures_total [1-9]' "$work/metrics" && break
-  sleep 0.1
-done
-check "an API that is gone counts failures" grep -q '^ray_webhook_audit_failures_total [1-9]' "$work/metrics"
-check "and the gauges keep the last result" grep -qx 'ray_webhook_rayclusters_with_extra_heads 1' "$work/metrics"
-check "reviews are still answered" curl -sf --cacert "$work/certs/ca.crt" -o /dev/null -H 'Content-Type: application/json' \
-  --data-binary "@$fixtures/reviews/kuberay-1.7-worker.json" "https://127.0.0.1:$port/mutate"
-start=$(date +%s%N)
-kill -TERM "$server_pid"; wait "$server_pid"; status=$?
-took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-check "SIGTERM stops the server and its audit thread (exit $status in ${took_ms}ms)" [ "$status" = 0 ] && [ "$took_ms" -lt 5000 ]
-# Logs are written in batches; all of them are there once the server has exited.
-check "each audit is logged" grep -q ' info audit pods=9 rayclusters=1 rayjobs=1 rayservices=0 raycronjobs=0 findings=' "$work/server.log"
-check "the failure is logged once" bash -c "[ \"\$(grep -c 'audit of the cluster failed' '$work/server.log')\" = 1 ]"
+  check "$mode: gauge: one RayCluster with extra heads" grep -qx 'ray_webhook_rayclusters_with_extra_heads 1' "$work/metrics"
+  check "$mode: gauge: findings by rule, zeros included" bash -c "grep -qx 'ray_webhook_audit_findings{rule=\"worker-drift\"} 2' '$work/metrics' \
+    && grep -qx 'ray_webhook_audit_findings{rule=\"extra-head\"} 1' '$work/metrics' \
+    && grep -qx 'ray_webhook_audit_findings{rule=\"duplicate-env\"} 0' '$work/metrics' \
+    && grep -qx 'ray_webhook_audit_findings{rule=\"stuck-upgrade\"} 0' '$work/metrics' \
+    && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 9 ]"
+  check "$mode: gauge: the last success time is set" \
+    bash -c "awk '\$1 == \"ray_webhook_audit_last_success_timestamp_seconds\" && \$2 > 1.7e9 {ok=1} END {exit !ok}' '$work/metrics'"
+  kill "$mock_pid"; wait "$mock_pid" 2>/dev/null
+  for _ in $(seq 1 50); do
+    metrics && grep -q '^ray_webhook_audit_failures_total [1-9]' "$work/metrics" && break
+    sleep 0.1
+  done
+  check "$mode: an API that is gone counts failures" grep -q '^ray_webhook_audit_failures_total [1-9]' "$work/metrics"
+  check "$mode: and the gauges keep the last result" grep -qx 'ray_webhook_rayclusters_with_extra_heads 1' "$work/metrics"
+  check "$mode: reviews are still answered" curl -sf --cacert "$work/certs/ca.crt" -o /dev/null -H 'Content-Type: application/json' \
+    --data-binary "@$fixtures/reviews/kuberay-1.7-worker.json" "https://127.0.0.1:$port/mutate"
+  start=$(date +%s%N)
+  kill -TERM "$server_pid"; wait "$server_pid"; status=$?
+  took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  check "$mode: SIGTERM stops the server and its audit thread (exit $status in ${took_ms}ms)" [ "$status" = 0 ] && [ "$took_ms" -lt 5000 ]
+  # Logs are written in batches; all of them are there once the server has exited.
+  check "$mode: each audit is logged" grep -q ' info audit pods=9 rayclusters=1 rayjobs=1 rayservices=0 raycronjobs=0 findings=' "$work/server.log"
+  if [ "$mode" = watch ]; then
+    # Each collection's problem is logged once per kind, however often it is retried.
+    check "$mode: each failure is logged once per collection and kind" bash -c "grep -o 'warning audit: [a-z]* [a-z_]*:' '$work/server.log' \
+      | sort | uniq -c | awk '{n++} \$1 != 1 {bad=1} END {exit !(n >= 1 && !bad)}'"
+  else
+    check "$mode: the failure is logged once" bash -c "[ \"\$(grep -c 'audit of the cluster failed' '$work/server.log')\" = 1 ]"
+  fi
+}
+server_audit watch
+start_mock_kube_api "$mock" "$work" "$token" --objects "$fixtures/kube-api/objects.json" || { fail "mock-kube-api did not start again"; finish; }
+api=(--kube-api-server "https://127.0.0.1:$api_port" --kube-ca-file "$work/certs/ca.crt")
+server_audit list
 env -u KUBERNETES_SERVICE_HOST timeout 10 "$server" serve --bind 127.0.0.1 --port "$port" --probe-port 0 \
   --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" --audit-interval 1m >"$work/out" 2>"$work/err"; rc=$?
 check "--audit-interval without an API: the server does not start" \

@@ -331,10 +331,20 @@ for (const file of files) {
   const rayRules = (role.rules ?? []).filter((r) => (r.apiGroups ?? []).includes("ray.io"));
   const rayListed = ["rayclusters", "rayjobs", "rayservices", "raycronjobs"].every((res) =>
     rayRules.some((r) => r.resources.includes(res) && r.verbs.includes("list")));
+  // --audit-mode watch (the default) watches them and the Ray Pods as well.
+  const watching = flag("--audit-mode") !== "list";
+  const rayWatched = ["rayclusters", "rayjobs", "rayservices", "raycronjobs"].every((res) =>
+    rayRules.some((r) => r.resources.includes(res) && r.verbs.includes("watch")));
+  const podsWatched = (role.rules ?? []).some((r) => (r.apiGroups ?? []).includes("") && (r.resources ?? []).includes("pods")
+    && r.verbs.includes("watch"));
   const reportRules = (role.rules ?? []).filter(reportRule);
   if (auditing) {
     check(rayListed, "with --audit-interval, the ClusterRole lists rayclusters, rayjobs, rayservices and raycronjobs (ray.io)",
       JSON.stringify(rayRules));
+    if (watching) {
+      check(rayWatched && podsWatched, "with --audit-mode watch, the ClusterRole watches those and pods",
+        JSON.stringify(role.rules));
+    }
     // --audit-reports: openreports.io/v1alpha1 unless set; off writes none.
     const reportsFlag = flag("--audit-reports") ?? "openreports.io/v1alpha1";
     const group = reportsFlag.split("/")[0];
@@ -359,6 +369,7 @@ for (const file of files) {
   }
   if (!auditing) {
     check(rayRules.length === 0, "without --audit-interval, the ClusterRole grants nothing on ray.io", JSON.stringify(rayRules));
+    check(!podsWatched, "without --audit-interval, the ClusterRole does not watch pods", JSON.stringify(role.rules));
     check(reportRules.length === 0, "without --audit-interval, the ClusterRole grants nothing on policy reports",
       JSON.stringify(reportRules));
   }

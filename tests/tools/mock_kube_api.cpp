@@ -29,12 +29,11 @@
 // continue token that is not one is 410 Expired. Each list's
 // metadata.resourceVersion is 12345, or the version of the last object a
 // watch script applied.
-// With --watch-script FILE, a GET of those collections with watch=1 (or true)
-// is a watch, played from the script (tests/tools/mock_kube_watch.h): its
-// events as newline-delimited JSON over chunked transfer, changes to the
-// objects made while no watch runs, garbage and over-long lines, pauses,
-// hangs, a status such as 410 instead of a stream, and the stream's end.
-// Any other path is 404. Each request appends one line to the --log FILE:
+// A GET of those collections with watch=1 (or true) is a watch: without
+// --watch-script FILE one that hangs, sending nothing; with one, played from the script
+// (tests/tools/mock_kube_watch.h): its events as newline-delimited JSON over chunked transfer, changes to the objects
+// made while no watch runs, garbage and over-long lines, pauses, hangs, a status such as 410 instead of a stream, and
+// the stream's end. Any other path is 404. Each request appends one line to the --log FILE:
 //   METHOD PATH selector=DECODED_SELECTOR auth=ok|bad[ watch=1 resourceVersion=RV]
 // (the last two for a watch only).
 // SIGTERM or SIGINT stops the server (sleeping requests wake up) and exits 0.
@@ -288,7 +287,7 @@ class MockKubeApi {
     return !watch.empty() && (watch.front() == "1" || watch.front() == "true");
   }
 
-  void Watch(httplib::Response& res) {
+  void Watch(httplib::Response& res, const std::string& resource) {
     mock_kube_api::WatchScript::Hooks hooks;
     hooks.hang = [this](long long ms) { return Hang(ms); };
     hooks.apply = [this](const std::string& type, const Json& object) {
@@ -299,7 +298,7 @@ class MockKubeApi {
       SetStatus(r, code,
                 code == 410 ? "too old resource version: 1 (100)" : "mock-kube-api: status " + std::to_string(code));
     };
-    watches_.Answer(res, hooks);
+    watches_.Answer(res, resource, hooks);
   }
 
   bool Authorized(const httplib::Request& req) const {
@@ -463,8 +462,8 @@ class MockKubeApi {
       SetStatus(res, 401, "Unauthorized");
       return;
     }
-    if (IsWatch(req) && !options_.watch_script.empty()) {
-      Watch(res);
+    if (IsWatch(req)) {
+      Watch(res, resource);
       return;
     }
     Json objects;

@@ -27,15 +27,23 @@ void ApplyChange(const std::string& type, const Json& object, Json* objects, std
   }
 }
 
-Json WatchScript::NextWatch() {
+Json WatchScript::NextWatch(const std::string& resource) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const Json& watches = script_.is_object() && script_.contains("watches") ? script_["watches"] : Json::array();
+  const Json kNone = Json::array();
+  if (script_.is_object() && script_.contains("by_resource") && script_["by_resource"].is_object() &&
+      script_["by_resource"].contains(resource)) {
+    const Json& watches = script_["by_resource"][resource];
+    std::size_t& next = next_by_resource_[resource];
+    if (!watches.is_array() || next >= watches.size()) return Json::array({{{"hang", true}}});
+    return watches[next++];
+  }
+  const Json& watches = script_.is_object() && script_.contains("watches") ? script_["watches"] : kNone;
   if (!watches.is_array() || next_ >= watches.size()) return Json::array({{{"hang", true}}});
   return watches[next_++];
 }
 
-void WatchScript::Answer(httplib::Response& res, const Hooks& hooks) {
-  auto steps = std::make_shared<Json>(NextWatch());
+void WatchScript::Answer(httplib::Response& res, const std::string& resource, const Hooks& hooks) {
+  auto steps = std::make_shared<Json>(NextWatch(resource));
   if (!steps->is_array()) *steps = Json::array();
   if (!steps->empty() && steps->front().is_object() && steps->front().contains("status")) {
     hooks.set_status(res, steps->front()["status"].get<int>());

@@ -2,8 +2,10 @@
 // writes, so that a test of a watch client decides each watch's events,
 // failures and end.
 //
-// Contract: the script is {"watches": [WATCH, ...]}; the n-th watch request
-// (any collection) plays the n-th WATCH, a list of steps in order:
+// Contract: the script is {"watches": [WATCH, ...]}, and may hold
+// {"by_resource": {"pods": [WATCH, ...], ...}} as well: the n-th watch
+// request of a resource listed there plays its n-th WATCH; the n-th of any
+// other, the n-th of "watches". A WATCH is a list of steps in order:
 //   {"type": T, "object": O}   one event line, written in two chunks (split
 //                              mid-line), and applied to the mock's objects
 //                              (ADDED/MODIFIED replace, DELETED removes) so
@@ -18,13 +20,14 @@
 //   {"status": CODE}           (first step only) the answer is CODE with a
 //                              metav1.Status body, not a stream
 // After its last step a watch ends, as timeoutSeconds ends one. A watch past
-// the script's last hangs. Thread-safe.
+// the script's last hangs, as does every watch without a script. Thread-safe.
 #pragma once
 
 #include <httplib.h>
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -49,14 +52,15 @@ class WatchScript {
     std::function<void(const std::string& type, const Json& object)> apply;
     std::function<void(httplib::Response& res, int code)> set_status;
   };
-  void Answer(httplib::Response& res, const Hooks& hooks);
+  void Answer(httplib::Response& res, const std::string& resource, const Hooks& hooks);
 
  private:
-  Json NextWatch();
+  Json NextWatch(const std::string& resource);
 
   std::mutex mutex_;
   Json script_;
   std::size_t next_ = 0;
+  std::map<std::string, std::size_t> next_by_resource_;
 };
 
 }  // namespace mock_kube_api

@@ -51,4 +51,7 @@ struct AuditReport {
   std::size_t total_findings() const { return findings.size() + dropped_findings; }
 };
 
+// Adds a finding, counted by rule; beyond kMaxAuditFindings it is counted, not kept.
+void AddFinding(AuditReport& report, AuditFinding finding);
+
 }  // namespace ray_webhook

@@ -14,26 +14,12 @@
 // worker spec signature; nlohmann/json reads only the two signatures of a
 // drift being reported.
 // Pods (v1) and ray.io RayCluster, RayJob and RayService (v1, v1alpha1) are
-// audited; other kinds are counted and skipped. An object without
-// metadata.namespace is audited as in namespace "default", as kubectl would
-// create it. Per object: ObjectFindings (core/object_findings.h) over the
-// request of its CREATE, the object read by the webhook's own object decoders
-// (core/object_decoder.h), so an audit reads a field exactly as admission does. Only live Pods are judged (not
-// terminating, not Succeeded or Failed: IsLiveHead, the second-head rule's
-// definition); the others are counted. Across objects, at Finish:
-//  - extra-head: a RayCluster (namespace, label ray.io/cluster) with more than
-//    one live head Pod (ray.io/node-type=head);
-//  - worker-drift: live worker Pods of one group (ray.io/cluster, ray.io/group)
-//    whose worker spec signatures differ (the spec without what differs per
-//    Pod, ObjectDecoder::WorkerSpecSignature): each variant other than the
-//    most common one is a finding naming its Pods and the fields that differ
-//    (SpecDifferences). A group keeps one signature per variant, at most
-//    kTrackedVariants of them.
-//  - finished-job-cluster and stuck-upgrade (cost_leaks.h), at the time
-//    Finish is given, with the limits the Auditor was made with: per
-//    RayCluster its creation time, whether it is being deleted and what it
-//    asks for (RequestsOf); per RayJob and RayService what their status says
-//    of their clusters. Without a time, these two are not run.
+// audited; other kinds are counted and skipped. Each object is read once into
+// its ObjectFacts (object_facts.h: its own findings, judged as at admission,
+// live Pods only) and fed to CrossObjectRules (cross_object_rules.h:
+// extra-head, worker-drift, and the cost leaks at the time Finish is given,
+// with the limits the Auditor was made with; without a time these are not
+// run).
 // A document that is not a usable object (not valid JSON, not an object, no
 // kind, nested deeper than kMaxDocumentDepth, a field of the wrong type where
 // the decoder reads it) is an error naming its source; the Auditor stays

@@ -38,6 +38,10 @@ namespace ray_webhook {
 inline constexpr std::string_view kFinishedJobClusterRule = "finished-job-cluster";
 inline constexpr std::string_view kStuckUpgradeRule = "stuck-upgrade";
 
+// A rule over time: its findings' messages say how long (a cost leak's age),
+// so they change with the time alone.
+bool RuleJudgedOverTime(std::string_view rule);
+
 // What a RayCluster asks for while it runs.
 struct ClusterRequests {
   std::int64_t pods = 0;
@@ -85,6 +89,13 @@ std::vector<AuditFinding> FinishedJobClusters(const std::vector<RayJobFacts>& jo
 std::vector<AuditFinding> StuckUpgrades(const std::vector<RayServiceFacts>& services,
                                         const std::map<ClusterKey, RayClusterFacts>& clusters, std::int64_t now,
                                         const CostLeakLimits& limits);
+
+// The earliest time after `now` at which one of these rules would find what it
+// does not find at `now`, the objects unchanged; nullopt when none would.
+std::optional<std::int64_t> NextCostLeakDeadline(const std::vector<RayJobFacts>& jobs,
+                                                 const std::vector<RayServiceFacts>& services,
+                                                 const std::map<ClusterKey, RayClusterFacts>& clusters,
+                                                 std::int64_t now, const CostLeakLimits& limits);
 
 // "3d 4h", "2h 5m", "12m", "40s": how long, for a message.
 std::string ShowAge(std::int64_t seconds);

@@ -10,7 +10,9 @@
 // allowWatchBookmarks, timeoutSeconds) and hands each ADDED, MODIFIED and
 // DELETED object to OnEvent, in order. Every object's resourceVersion, and
 // each BOOKMARK's (never handed on), moves the version the next watch starts
-// from. A watch the server ends (its timeoutSeconds) is started again from
+// from. A list answered 404 (the collection is not served: a
+// CustomResourceDefinition not installed) is told to OnNotServed and listed
+// again every max_backoff, uncounted. A watch the server ends (its timeoutSeconds) is started again from
 // there at once. An ERROR event with code 410, or an HTTP 410, means that
 // version is gone: list again. Any other failure (no connection, another
 // status, a line that is not an event, an unknown type, an event over
@@ -80,6 +82,9 @@ class WatchSink {
   virtual void OnListEnd(std::string_view resource_version) = 0;
   // type is kAdded, kModified or kDeleted (the object's last state).
   virtual void OnEvent(WatchEventType type, std::string_view object) = 0;
+  // The list was answered 404: the API does not serve the collection (a CustomResourceDefinition not
+  // installed). Not a problem: Run lists again every max_backoff, and a list that succeeds starts as usual.
+  virtual void OnNotServed(std::string_view reason) { (void)reason; }
   // first: the first time this problem came up, so that each kind is logged once.
   virtual void OnProblem(ListWatchProblem problem, std::string_view reason, bool first) {
     (void)problem, (void)reason, (void)first;

@@ -72,7 +72,7 @@ class Metrics : public AuditGauges {
   // the earlier series is removed), and problems of the API watches as
   // ray_webhook_watch_problems_total{resource,problem}.
   void SetKubeRayRelease(std::string_view version, std::string_view source);
-  void CountWatchProblem(std::string_view resource, std::string_view problem);
+  void CountWatchProblem(std::string_view resource, std::string_view problem) override;
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string Render() const;

@@ -47,11 +47,13 @@ struct ServerConfig {
   // sends at most about 2 x 3 MiB.
   std::size_t max_body_bytes = 7 * 1024 * 1024;
 
-  // The periodic audit of the cluster (PeriodicAudit, the audit gauges on
-  // /metrics): how long between the end of one run and the start of the next;
-  // 0 is off. Needs the Kubernetes API and list RBAC (deploy/overlays/audit).
+  // The audit of the cluster (the audit gauges on /metrics); 0 is off. Needs
+  // the Kubernetes API and the RBAC of deploy/overlays/audit. With
+  // audit_watch (WatchedAudit) the longest time between two judgements; else
+  // (PeriodicAudit) between the end of one run and the start of the next.
   std::chrono::milliseconds audit_interval{0};
-  // Where the periodic audit also writes its findings as policy reports
+  bool audit_watch = true;  // --audit-mode watch; false: list
+  // Where the audit also writes its findings as policy reports
   // (ReportWriter); nullopt: the gauges alone.
   std::optional<ReportApi> audit_reports = ReportApi::kOpenReports;
   // The limits of the cost-leak rules (--audit-finished-job-grace, --audit-pending-cluster-limit),
