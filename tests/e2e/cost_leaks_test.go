@@ -165,14 +165,15 @@ func clusterHolds(t *testing.T, ns, cluster string) string {
 }
 
 // waitCostLeak waits until the Report of NS has RULE's result for KIND/NAME
-// and the gauge counts at least one more than BASE; the message and when
-// the result was first seen.
-func waitCostLeak(t *testing.T, r *framework.Replica, rp *framework.RayPods, ns, rule, kind, name string, base int, timeout time.Duration) (string, time.Time) {
+// and the gauge counts at least one more than BASE; the message, when the
+// Report was first read and when the result was first seen.
+func waitCostLeak(t *testing.T, r *framework.Replica, rp *framework.RayPods, ns, rule, kind, name string, base int, timeout time.Duration) (msg string, polled, seen time.Time) {
 	t.Helper()
-	var msg string
-	var seen time.Time
 	framework.Eventually(t, timeout, 500*time.Millisecond, func() (bool, string) {
 		failOnDeath(t, rp)
+		if polled.IsZero() {
+			polled = time.Now()
+		}
 		m, ok, raw := costLeakResult(t, ns, rule, kind, name)
 		if !ok {
 			return false, fmt.Sprintf("the Report of %s has no %s result for %s %s: %s (replica log: %s)",
@@ -187,7 +188,7 @@ func waitCostLeak(t *testing.T, r *framework.Replica, rp *framework.RayPods, ns,
 		v, err := costLeakGauge(framework.Attach(t), r, rule)
 		return err == nil && v >= base+1, fmt.Sprintf("ray_webhook_audit_findings{rule=%q} %d (%v), want at least %d", rule, v, err, base+1)
 	})
-	return msg, seen
+	return msg, polled, seen
 }
 
 // waitCostLeakCleared waits until the Report of NS (if any) has no result of
@@ -244,7 +245,7 @@ func testFinishedJobCluster(t *testing.T, r *framework.Replica) {
 	}
 
 	// KubeRay keeps the cluster; the audit names it once the grace has passed.
-	msg, seen := waitCostLeak(t, r, rp, ns, ruleFinishedJobCluster, "RayJob", name, base, costLeakGrace+2*time.Minute)
+	msg, polled, seen := waitCostLeak(t, r, rp, ns, ruleFinishedJobCluster, "RayJob", name, base, costLeakGrace+2*time.Minute)
 	if seen.Before(end.Add(costLeakGrace)) {
 		t.Errorf("the finding was seen at %s, before the job's end %s plus the grace %v", seen.UTC().Format(time.RFC3339Nano), endText, costLeakGrace)
 	}
@@ -263,8 +264,8 @@ func testFinishedJobCluster(t *testing.T, r *framework.Replica) {
 		}
 	}
 	tFound := time.Since(t0)
-	t.Logf("RayJob %s/%s Complete at %s (endTime), its RayCluster %s kept (%s); the finding seen %.1f s after endTime: %s",
-		ns, name, endText, cluster, holds, seen.Sub(end).Seconds(), msg)
+	t.Logf("RayJob %s/%s Complete at %s (endTime), its RayCluster %s kept (%s); the Report read from %.1f s after endTime, the finding seen %.1f s after it: %s",
+		ns, name, endText, cluster, holds, polled.Sub(end).Seconds(), seen.Sub(end).Seconds(), msg)
 
 	// The cluster deleted: the finding clears; KubeRay leaves the job Complete.
 	if err := c.Dynamic.Resource(rayClustersV1).Namespace(ns).Delete(ctx, cluster, metav1.DeleteOptions{}); err != nil {
@@ -383,7 +384,7 @@ func testStuckUpgrade(t *testing.T, r *framework.Replica) {
 
 	// (3) The finding, once the pending cluster is older than the limit,
 	// naming both clusters and what each holds.
-	msg, seen := waitCostLeak(t, r, rp, ns, ruleStuckUpgrade, "RayService", name, base, costLeakPendingLimit+2*time.Minute)
+	msg, polled, seen := waitCostLeak(t, r, rp, ns, ruleStuckUpgrade, "RayService", name, base, costLeakPendingLimit+2*time.Minute)
 	if seen.Before(created.Add(costLeakPendingLimit)) {
 		t.Errorf("the finding was seen at %s, before the pending cluster's creation %s plus the limit %v",
 			seen.UTC().Format(time.RFC3339Nano), created.UTC().Format(time.RFC3339), costLeakPendingLimit)
@@ -397,8 +398,8 @@ func testStuckUpgrade(t *testing.T, r *framework.Replica) {
 			t.Errorf("the finding's message has no %q: %s", want, msg)
 		}
 	}
-	t.Logf("RayService %s/%s: active %s, pending %s created %s (unschedulable); the finding seen %.1f s after: %s",
-		ns, name, c1, c2, created.UTC().Format(time.RFC3339), seen.Sub(created).Seconds(), msg)
+	t.Logf("RayService %s/%s: active %s, pending %s created %s (unschedulable); the Report read from %.1f s after, the finding seen %.1f s after: %s",
+		ns, name, c1, c2, created.UTC().Format(time.RFC3339), polled.Sub(created).Seconds(), seen.Sub(created).Seconds(), msg)
 
 	// (4) The node gets the label: the pending cluster is scheduled and runs,
 	// KubeRay switches the service to it, and the finding clears.
