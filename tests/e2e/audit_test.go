@@ -10,9 +10,10 @@ package e2e
 //	                  the API's 403 for rayclusters; with deploy/overlays/audit's it finds nothing, then
 //	                  the extra head: exit 1, one extra-head finding naming it, a table row; the
 //	                  audit's Pod list is one cluster-wide, paged list (kube-apiserver's audit log)
-//	periodic-audit    a replica with --audit-interval=1s (not in the EndpointSlice): its gauge
-//	                  ray_webhook_rayclusters_with_extra_heads counts the cluster while the extra head
-//	                  lives and one less once it is deleted; its log has the audit lines
+//	watched-audit     a replica auditing by list and watch, everything judged only every 10 minutes
+//	                  (not in the EndpointSlice): its gauge ray_webhook_rayclusters_with_extra_heads
+//	                  counts the cluster while the extra head lives, one less within 5 s of its
+//	                  deletion, and one more within 5 s of another; its log has the audit lines
 //	policy-reports    the same replica writes openreports.io Reports (the CRDs of
 //	                  github.com/openreports/reports-api, installed by the framework): the extra head and a
 //	                  drifted worker (of a group of two made behind the operator) are results of the namespace's Report, which is updated in place once
@@ -52,7 +53,7 @@ func TestAudit(t *testing.T) {
 	framework.Attach(t)
 	framework.Operator(t, releaseCurrent)
 	t.Run("live-audit", testAuditLive)
-	t.Run("periodic-audit", testAuditPeriodic)
+	t.Run("watched-audit", testAuditWatched)
 	t.Run("policy-reports", testAuditPolicyReports)
 }
 
@@ -179,6 +180,14 @@ func testAuditPolicyReports(t *testing.T) {
 		t.Errorf("the Report's label or summary is off: %s", truncate(raw, 600))
 	}
 	t.Logf("the Report of %s while the extra head and the drifted worker live:\n%s", ns, raw)
+
+	// Judged every second (--audit-interval=1s), nothing changed: the Report is not written again.
+	written := rep.Metadata.ResourceVersion
+	time.Sleep(3500 * time.Millisecond)
+	if again, raw2 := auditReportIn(t, ns); again == nil || again.Metadata.ResourceVersion != written {
+		t.Errorf("the Report was written again with nothing changed (resourceVersion %s, then): %s", written,
+			truncate(raw2, 400))
+	}
 
 	// Fixed: the drifted worker and the extra head are deleted; the Report is
 	// updated in place (same uid) without their results, then deleted once empty.
@@ -366,17 +375,18 @@ func auditLogHas(t *testing.T, since time.Time, match func(framework.AuditEvent)
 	return false
 }
 
-func testAuditPeriodic(t *testing.T) {
+func testAuditWatched(t *testing.T) {
 	c := framework.Attach(t)
 	ctx := context.Background()
-	ns := framework.NewNamespace(t, "e2e-audit-periodic")
+	ns := framework.NewNamespace(t, "e2e-audit-watched")
 	auditClusterWithHead(t, ns)
 	auditGrant(t, ns)
 	extra := auditCluster + "-head-behind"
 	auditExtraHead(t, ns, extra)
 
+	// A judgement of everything only every 10 minutes: what follows within seconds comes by the watches.
 	r := framework.StartReplica(t, framework.ReplicaOptions{Name: "ray-webhook-audit", Route: framework.RouteNone,
-		Args: []string{"--audit-interval=1s"}})
+		Args: []string{"--audit-interval=10m"}})
 	gauge := func() (int, error) { return auditGauge(c, r) }
 	var withExtra int
 	framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, string) {
@@ -384,21 +394,29 @@ func testAuditPeriodic(t *testing.T) {
 		withExtra = v
 		return err == nil && v >= 1, fmt.Sprintf("ray_webhook_rayclusters_with_extra_heads %d (%v)", v, err)
 	})
-	if err := c.Kube.CoreV1().Pods(ns).Delete(ctx, extra, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
-		t.Fatalf("deleting the extra head: %v", err)
+	// follow times a change until the gauge shows it, within the 5 s the watched audit promises.
+	follow := func(what string, change func(), want func(int) bool) time.Duration {
+		start := time.Now()
+		change()
+		var seen int
+		framework.Eventually(t, 5*time.Second, 100*time.Millisecond, func() (bool, string) {
+			v, err := gauge()
+			seen = v
+			return err == nil && want(v), fmt.Sprintf("%s: ray_webhook_rayclusters_with_extra_heads %d (%v) 5 s later",
+				what, v, err)
+		})
+		t.Logf("%s: the gauge %d after %s", what, seen, time.Since(start).Round(10*time.Millisecond))
+		return time.Since(start)
 	}
-	var after int
-	framework.Eventually(t, 30*time.Second, 500*time.Millisecond, func() (bool, string) {
-		v, err := gauge()
-		after = v
-		return err == nil && v < withExtra, fmt.Sprintf("ray_webhook_rayclusters_with_extra_heads still %d (%v)", v, err)
-	})
-	if after != withExtra-1 {
-		t.Errorf("the gauge went from %d to %d once the extra head was deleted, want %d", withExtra, after, withExtra-1)
-	}
+	follow("the extra head deleted", func() {
+		if err := c.Kube.CoreV1().Pods(ns).Delete(ctx, extra, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+			t.Fatalf("deleting the extra head: %v", err)
+		}
+	}, func(v int) bool { return v == withExtra-1 })
+	follow("another extra head labelled", func() { auditExtraHead(t, ns, extra+"-2") },
+		func(v int) bool { return v == withExtra })
 	framework.WaitLines(t, r.Process.Log, 1, "info audit pods=")
-	t.Logf("ray_webhook_rayclusters_with_extra_heads %d -> %d; %s", withExtra, after,
-		firstLine(framework.Lines(r.Process.Log, "info audit pods=")))
+	t.Logf("%s", firstLine(framework.Lines(r.Process.Log, "info audit pods=")))
 }
 
 // auditGauge reads ray_webhook_rayclusters_with_extra_heads from the
