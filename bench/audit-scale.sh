@@ -25,7 +25,8 @@
 #
 # Then, on the same cluster, one phase after another (--phases, default a,b,c):
 #   a  ray-webhook serving as deploy/ runs it, no audit
-#   b  the same with --periodic-args (default --audit-interval=5m): a paged
+#   b  the same with --periodic-args (default --audit-interval=5m, and
+#      --audit=list when the server's --help has an --audit flag): a paged
 #      list of every Ray Pod and ray.io object every 5 minutes
 #   c  the same with --watch-args (default --audit=watch --audit-interval=5m):
 #      one list, then watches (a server without it fails to start: leave c out)
@@ -46,8 +47,9 @@
 #      timed until ray_webhook_rayclusters_with_extra_heads and
 #      ray_webhook_audit_findings{rule="extra-head"} count it and until the
 #      namespace's Report holds it, then deleted and timed until they no longer
-#      do; then the same with a RayJob whose status says it finished, naming the
-#      RayCluster (rule finished-job-cluster; --no-finished-job leaves it out).
+#      do; and at the same time as many RayJobs whose status says they finished,
+#      each naming a RayCluster (rule finished-job-cluster; --no-finished-job
+#      leaves them out).
 #      p50 and p99 of each; a signal not seen within --step-timeout (default
 #      12m) counts as missing;
 #   4. --admission-pods Ray worker Pods (default 2,000) created through the
@@ -85,7 +87,7 @@ clients=32
 qps=5000
 phases=a,b,c
 window=10m
-periodic_args="--audit-interval=5m"
+periodic_args=""
 watch_args="--audit=watch --audit-interval=5m"
 probes=20
 probe_spread=""
@@ -127,6 +129,14 @@ for p in ${phases//,/ }; do
   case "$p" in a|b|c) ;; *) echo "audit-scale.sh: --phases takes a, b and c, not $p" >&2; exit 2 ;; esac
 done
 [ -n "$probe_spread" ] || probe_spread="$window"
+case "$ray_webhook" in /*) ;; *) ray_webhook="$root/$ray_webhook" ;; esac
+[ -x "$ray_webhook" ] || { echo "audit-scale.sh: $ray_webhook is not an executable" >&2; exit 1; }
+# Today's periodic audit; with --audit=list too where the server has an --audit flag.
+if [ -z "$periodic_args" ]; then
+  periodic_args="--audit-interval=5m"
+  server_help="$("$ray_webhook" --help 2>&1 || true)"
+  ! grep -qE -- '^ *--audit[ =]' <<<"$server_help" || periodic_args="--audit=list $periodic_args"
+fi
 to_seconds() { # to_seconds 10m|90s|1h|1m30s: whole seconds
   local d="$1" total=0 n
   [[ "$d" =~ ^([0-9]+[hms])+$ ]] || { echo "audit-scale.sh: not a duration: $d" >&2; exit 2; }
@@ -140,8 +150,6 @@ to_seconds() { # to_seconds 10m|90s|1h|1m30s: whole seconds
 window_s="$(to_seconds "$window")"
 to_seconds "$probe_spread" >/dev/null
 to_seconds "$step_timeout" >/dev/null
-case "$ray_webhook" in /*) ;; *) ray_webhook="$root/$ray_webhook" ;; esac
-[ -x "$ray_webhook" ] || { echo "audit-scale.sh: $ray_webhook is not an executable" >&2; exit 1; }
 
 [ -x /usr/local/go/bin/go ] && PATH="/usr/local/go/bin:$PATH"
 export PATH GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -337,13 +345,18 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
   if [ "$audit" = 1 ]; then
     local kinds=(extra-head)
     [ "$finished_job" = 0 ] || kinds+=(finished-job)
+    # Both kinds at once (other rules, other objects): each waits up to two audit intervals.
+    local kind probe_pids=()
+    log "phase $p: $probes changes of each of ${kinds[*]} over $probe_spread"
     for kind in "${kinds[@]}"; do
-      log "phase $p: $probes changes ($kind) over $probe_spread"
       "$bin/auditscale" probe -kubeconfig "$KUBECONFIG" -layout "$results/layout.json" -metrics "$metrics_url" \
         -ca "$WEBHOOK_CERT_DIR/ca.crt" -server-name ray-webhook.ray-webhook-system.svc -kind "$kind" -n "$probes" \
-        -spread "$probe_spread" -step-timeout "$step_timeout" >"$results/probe-$p-$kind.json" ||
-        log "phase $p: $kind: $(jq -c '.errors[:2]' "$results/probe-$p-$kind.json" 2>/dev/null)"
+        -spread "$probe_spread" -step-timeout "$step_timeout" >"$results/probe-$p-$kind.json" 2>>"$results/probe-$p.log" &
+      probe_pids+=($!)
       probe_files+=("$results/probe-$p-$kind.json")
+    done
+    for kind in "${!probe_pids[@]}"; do
+      wait "${probe_pids[$kind]}" || log "phase $p: ${kinds[$kind]}: $(tail -1 "$results/probe-$p.log")"
     done
   fi
 
@@ -383,7 +396,10 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
       admission_apiserver: $adm[0], admission_own: $own[0]}' >"$results/phase-$p.json"
 }
 
-for p in ${phases//,/ }; do run_phase "$p"; done
+for p in ${phases//,/ }; do
+  run_phase "$p" || { log "phase $p failed: left out of the table"; stop_server; }
+done
+ls "$results"/phase-*.json >/dev/null 2>&1 || { echo "audit-scale.sh: no phase finished" >&2; exit 1; }
 
 jq -s --slurpfile scale "$results/scale.json" \
   --argjson cfg "$(jq -n --arg nodes "$nodes" --arg clusters "$clusters" --arg workers "$workers" --arg ns "$namespaces" \

@@ -336,4 +336,3 @@ func populate(args []string) error {
 	}
 	return nil
 }
-

@@ -31,18 +31,22 @@ type change struct {
 }
 
 type prober struct {
-	mu      sync.Mutex
-	changes []*change
-	series  []string
-	base    map[string]float64
+	mu       sync.Mutex
+	changes  []*change
+	series   []string
+	base     map[string]float64
+	noReport bool
 }
 
-// observe applies one /metrics sample of each series at time now. The gauges
-// count changes, not which: the changes are taken to be counted in the order
-// they were made and to drop out in the order they were undone, so a change
-// is counted once a series reaches the number of changes made up to it and
-// not yet seen to drop out, and has dropped out once the series is down to
-// the counted changes still there or undone after it.
+// observe applies one /metrics sample of each series at time now. A gauge
+// counts changes, not which, and several changes overlap: a change is taken
+// as counted once the series reaches the changes still there made up to it,
+// plus the undone ones the audit has not yet seen go (their results still in
+// the Reports, which the same audit writes); and as gone once the series is
+// down to the changes still there that the Reports hold, plus the undone ones
+// after it that they still hold. Without Reports (-no-report) the series'
+// own past readings stand in for them, which can leave a change uncounted
+// while others overlap it.
 func (p *prober) observe(samples []sample, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -52,35 +56,46 @@ func (p *prober) observe(samples []sample, now time.Time) {
 			continue
 		}
 		g := v - p.base[s]
+		witness := "report"
+		if p.noReport {
+			witness = s
+		}
+		seen := func(q *change) bool { _, ok := q.detect[witness]; return ok }
+		gone := func(q *change) bool { _, ok := q.clear[witness]; return ok }
 		for _, c := range p.changes {
-			if c.created.IsZero() {
+			if _, done := c.detect[s]; done || c.created.IsZero() || !c.deleted.IsZero() {
 				continue
 			}
-			if _, done := c.detect[s]; !done && c.deleted.IsZero() {
-				need := 0
-				for _, q := range p.changes {
-					if _, cleared := q.clear[s]; !q.created.IsZero() && !q.created.After(c.created) && !cleared {
+			need := 0
+			for _, q := range p.changes {
+				switch {
+				case q.created.IsZero():
+				case q.deleted.IsZero():
+					if !q.created.After(c.created) {
 						need++
 					}
+				case !gone(q):
+					need++
 				}
-				if g >= float64(need) {
-					c.detect[s] = now.Sub(c.created).Seconds()
-				}
+			}
+			if g >= float64(need) {
+				c.detect[s] = now.Sub(c.created).Seconds()
 			}
 		}
 		for _, c := range p.changes {
-			if c.deleted.IsZero() {
-				continue
-			}
 			_, detected := c.detect[s]
-			if _, done := c.clear[s]; done || !detected {
+			if _, done := c.clear[s]; done || c.deleted.IsZero() || !detected {
 				continue
 			}
 			still := 0
 			for _, q := range p.changes {
-				_, qd := q.detect[s]
-				_, qc := q.clear[s]
-				if qd && !qc && q != c && (q.deleted.IsZero() || q.deleted.After(c.deleted)) {
+				switch {
+				case q == c || q.created.IsZero():
+				case q.deleted.IsZero():
+					if seen(q) {
+						still++
+					}
+				case q.deleted.After(c.deleted) && !gone(q):
 					still++
 				}
 			}
@@ -194,7 +209,7 @@ func probe(args []string) error {
 	if err != nil {
 		return err
 	}
-	p := &prober{series: series, base: map[string]float64{}}
+	p := &prober{series: series, base: map[string]float64{}, noReport: *noReport}
 	for _, s := range series {
 		v, ok := parseSelector(s).sum(first)
 		if !ok {
