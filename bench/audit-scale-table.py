@@ -99,22 +99,25 @@ def main():
                 row(f"{kind}: s until {verb} {label}, p50 / p99", probe(kind, what, key))
 
     def adm(source, q):
+        # The histogram's buckets are coarse (kube-apiserver's start at 5, 25, 100 ms): a
+        # quantile in the first bucket is shown as "<bound", others interpolated with their bucket.
         def value(p):
-            h = p.get(source) or {}
+            h = (p or {}).get(source) or {}
             if not h:
                 return None
-            # the apiserver's histogram per webhook name: the one called most
-            k = max(h, key=lambda k: h[k]["count"])
-            return h[k][q]["ms"] if h[k].get(q) else None
+            k = max(h, key=lambda k: h[k]["count"])  # per webhook name: the one called most
+            return h[k].get(q)
 
         def f(p):
             v = value(p)
             if v is None:
                 return "–"
-            s = f"{v:.2f}"
+            if v["bucket_lo_ms"] == 0:
+                return f"<{v['bucket_hi_ms']:g}"
+            s = f"{v['ms']:.2f} ({v['bucket_lo_ms']:g}–{v['bucket_hi_ms']:g})"
             b = value(base) if base is not None else None
-            if b and p is not base:
-                s += f" ({v / b:.2f}x)"
+            if b and p is not base and b["bucket_lo_ms"] > 0:
+                s += f", {v['ms'] / b['ms']:.2f}x"
             return s
         return f
 
@@ -122,10 +125,16 @@ def main():
     row("admission p99 ms, kube-apiserver's webhook histogram (x a)", adm("admission_apiserver", "p99"))
     row("admission p50 ms, ray-webhook's own histogram (x a)", adm("admission_own", "p50"))
     row("admission p99 ms, ray-webhook's own histogram (x a)", adm("admission_own", "p99"))
-    row("Pod creation round trip p50 / p99 ms (podload)",
-        lambda p: f"{p['podload']['p50_ms']:.1f} / {p['podload']['p99_ms']:.1f}"
-        + (f" ({p['podload']['failed']} failed)" if p['podload'].get('failed') else ""))
+    def round_trip(p):
+        pl = p["podload"]
+        s = f"{pl['p50_ms']:.1f} / {pl['p99_ms']:.1f}"
+        if base is not None and p is not base and base["podload"]["p50_ms"] and base["podload"]["p99_ms"]:
+            s += f" ({pl['p50_ms'] / base['podload']['p50_ms']:.2f}x / {pl['p99_ms'] / base['podload']['p99_ms']:.2f}x)"
+        if pl.get("failed"):
+            s += f", {pl['failed']} failed"
+        return s
 
+    row("Pod creation round trip p50 / p99 ms, podload (x a)", round_trip)
 
 if __name__ == "__main__":
     main()

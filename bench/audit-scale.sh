@@ -351,7 +351,7 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
     for kind in "${kinds[@]}"; do
       "$bin/auditscale" probe -kubeconfig "$KUBECONFIG" -layout "$results/layout.json" -metrics "$metrics_url" \
         -ca "$WEBHOOK_CERT_DIR/ca.crt" -server-name ray-webhook.ray-webhook-system.svc -kind "$kind" -n "$probes" \
-        -spread "$probe_spread" -step-timeout "$step_timeout" >"$results/probe-$p-$kind.json" 2>>"$results/probe-$p.log" &
+        -spread "$probe_spread" -step-timeout "$step_timeout" -taint "$KWOK_TAINT" >"$results/probe-$p-$kind.json" 2>>"$results/probe-$p.log" &
       probe_pids+=($!)
       probe_files+=("$results/probe-$p-$kind.json")
     done

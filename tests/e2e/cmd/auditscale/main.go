@@ -4,7 +4,7 @@
 //	auditscale populate -kubeconfig FILE -ray-webhook BIN -fixtures DIR -layout OUT [-nodes N] [-clusters N]
 //	                    [-workers N] [-namespaces N] [-c N] [-qps Q] [-taint KEY] [-cluster-domain D]
 //	auditscale probe    -kubeconfig FILE -layout FILE -metrics URL -ca FILE [-kind extra-head|finished-job]
-//	                    [-n N] [-spread D] [-step-timeout D] [-poll D]
+//	                    [-n N] [-spread D] [-step-timeout D] [-poll D] [-taint KEY] [-no-report]
 //	auditscale sizes    BEFORE AFTER      (kube-apiserver /metrics scrapes)
 //	auditscale hist     -metric NAME [-label L] BEFORE AFTER
 //	auditscale gauge    -metrics URL -ca FILE NAME{LABELS}...

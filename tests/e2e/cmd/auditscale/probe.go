@@ -163,6 +163,7 @@ func probe(args []string) error {
 	spread := fs.Duration("spread", 10*time.Minute, "the changes start evenly over this long")
 	stepTimeout := fs.Duration("step-timeout", 12*time.Minute, "how long to wait for each signal")
 	poll := fs.Duration("poll", time.Second, "how often /metrics and the Report are read")
+	taint := fs.String("taint", "kwok.x-k8s.io/node", "the Nodes' taint, tolerated by the RayJob's cluster spec")
 	noReport := fs.Bool("no-report", false, "no Report to wait for (--audit-reports=off)")
 	_ = fs.Parse(args)
 	if *kubeconfig == "" || *layoutFile == "" || *url == "" || *ca == "" || *n < 1 {
@@ -279,7 +280,10 @@ func probe(args []string) error {
 		}
 		job := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "ray.io/v1", "kind": "RayJob",
 			"metadata": map[string]any{"name": c.name},
-			"spec":     map[string]any{"entrypoint": "python -c 'print(1)'", "shutdownAfterJobFinishes": false}}}
+			"spec": map[string]any{"entrypoint": "python -c 'print(1)'", "shutdownAfterJobFinishes": false,
+				// A spec of its own, as a RayJob that made the cluster has (the audit leaves
+				// RayJobs with a clusterSelector alone: they borrow a cluster).
+				"rayClusterSpec": rayClusterObject(c.e.Cluster, 1, *taint).Object["spec"]}}}
 		if _, err := dyn.Resource(rayJobs).Namespace(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
 			return err
 		}
