@@ -63,10 +63,12 @@
 # figure to --results DIR (default build-bench/audit-scale/DATE/): results.json,
 # the tables, each program's JSON and the server logs.
 #
-# Durations are Go's (10m, 90s). At full scale the creation takes most of an
-# hour on two cores and each phase about the window plus twice the audit
-# interval plus the admission run; keep the machine otherwise quiet. A small
-# run, to see the whole path work:
+# Durations are Go's (10m, 90s). At full scale, about two hours on two cores:
+# the creation about 10 s per 1,000 Pods, and KWOK's catch-up after it (some
+# 30 minutes together); phase a the window and the admission run; b and c
+# each also their first audit, and the changes' spread plus twice the audit
+# interval (some 35 minutes). Keep the machine otherwise quiet. A small run, to
+# see the whole path work:
 #   bench/audit-scale.sh --ray-webhook build/ray-webhook --nodes 20 --clusters 200 --namespaces 20 \
 #     --phases a,b --window 2m --periodic-args --audit-interval=30s --probes 5 --admission-pods 300
 #

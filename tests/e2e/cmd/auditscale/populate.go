@@ -164,6 +164,20 @@ func rayClusterObject(name string, workers int, taint string) *unstructured.Unst
 	}}
 }
 
+// retry calls f up to five times, a second apart, while it fails with
+// anything but AlreadyExists (a busy API server's timeouts and 5xx answers;
+// client-go itself waits out 429s).
+func retry(f func() error) error {
+	var err error
+	for i := 0; i < 5; i++ {
+		if err = f(); err == nil || apierrors.IsAlreadyExists(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+	return err
+}
+
 // nodeCIDR is node I's Pod range: a /24 of 100.64.0.0/10 (16,384 of them).
 func nodeCIDR(i int) string { return fmt.Sprintf("100.%d.%d.0/24", 64+i/256, i%256) }
 
@@ -280,8 +294,13 @@ func populate(args []string) error {
 	summary["objects_seconds"] = parallel(*clusters, func(i int) error {
 		p := pairs[i]
 		t0 := time.Now()
-		rc, err := dyn.Resource(rayClusters).Namespace(p.Namespace).Create(ctx,
-			rayClusterObject(p.Cluster, *workers, *taint), metav1.CreateOptions{})
+		var rc *unstructured.Unstructured
+		err := retry(func() error {
+			var err error
+			rc, err = dyn.Resource(rayClusters).Namespace(p.Namespace).Create(ctx,
+				rayClusterObject(p.Cluster, *workers, *taint), metav1.CreateOptions{})
+			return err
+		})
 		if apierrors.IsAlreadyExists(err) {
 			rc, err = dyn.Resource(rayClusters).Namespace(p.Namespace).Get(ctx, p.Cluster, metav1.GetOptions{})
 		}
@@ -309,8 +328,10 @@ func populate(args []string) error {
 			meta["ownerReferences"] = refs
 			pod["spec"].(map[string]any)["nodeName"] = nodeName((i*(*workers+1) + k) % *nodes)
 			body, _ := json.Marshal(pod)
-			err := kube.CoreV1().RESTClient().Post().Namespace(p.Namespace).Resource("pods").
-				SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Error()
+			err := retry(func() error {
+				return kube.CoreV1().RESTClient().Post().Namespace(p.Namespace).Resource("pods").
+					SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Error()
+			})
 			if err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("pod %s/%s: %v", p.Namespace, name, err)
 			}
