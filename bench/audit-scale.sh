@@ -4,7 +4,7 @@
 #
 #   bench/audit-scale.sh [--ray-webhook FILE] [--nodes N] [--clusters N] [--workers N] [--namespaces N]
 #                        [--clients N] [--qps Q] [--phases a,b,c] [--window D] [--periodic-args ARGS]
-#                        [--watch-args ARGS] [--probes N] [--probe-spread D] [--step-timeout D]
+#                        [--watch-args ARGS] [--probes N] [--probe-spread D] [--probe-hold D] [--step-timeout D]
 #                        [--no-finished-job] [--admission-pods N] [--admission-rate R] [--results DIR]
 #                        [--no-build]
 #
@@ -46,8 +46,9 @@
 #      (default the window), each in a RayCluster of its own: an extra head Pod,
 #      timed until ray_webhook_rayclusters_with_extra_heads and
 #      ray_webhook_audit_findings{rule="extra-head"} count it and until the
-#      namespace's Report holds it, then deleted and timed until they no longer
-#      do; and at the same time as many RayJobs whose status says they finished,
+#      namespace's Report holds it, then, after a random wait up to
+#      --probe-hold (default 5m, the audit interval: deleted at any point of the
+#      audit's cycle), deleted and timed until they no longer do; and at the same time as many RayJobs whose status says they finished,
 #      each naming a RayCluster (rule finished-job-cluster; --no-finished-job
 #      leaves them out).
 #      p50 and p99 of each; a signal not seen within --step-timeout (default
@@ -70,7 +71,8 @@
 # interval (some 35 minutes). Keep the machine otherwise quiet. A small run, to
 # see the whole path work:
 #   bench/audit-scale.sh --ray-webhook build/ray-webhook --nodes 20 --clusters 200 --namespaces 20 \
-#     --phases a,b --window 2m --periodic-args --audit-interval=30s --probes 5 --admission-pods 300
+#     --phases a,b --window 2m --periodic-args --audit-interval=30s --probes 5 --probe-spread 1m \
+#     --probe-hold 30s --step-timeout 3m --admission-pods 300
 #
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md). Builds
 # the e2e binaries into tests/e2e/.bin (scripts/e2e.sh --build, and
@@ -93,6 +95,7 @@ periodic_args=""
 watch_args="--audit=watch --audit-interval=5m"
 probes=20
 probe_spread=""
+probe_hold=5m
 step_timeout=12m
 finished_job=1
 admission_pods=2000
@@ -114,6 +117,7 @@ while [ $# -gt 0 ]; do
     --watch-args) watch_args="$2"; shift 2 ;;
     --probes) probes="$2"; shift 2 ;;
     --probe-spread) probe_spread="$2"; shift 2 ;;
+    --probe-hold) probe_hold="$2"; shift 2 ;;
     --step-timeout) step_timeout="$2"; shift 2 ;;
     --no-finished-job) finished_job=0; shift ;;
     --admission-pods) admission_pods="$2"; shift 2 ;;
@@ -151,6 +155,7 @@ to_seconds() { # to_seconds 10m|90s|1h|1m30s: whole seconds
 }
 window_s="$(to_seconds "$window")"
 to_seconds "$probe_spread" >/dev/null
+to_seconds "$probe_hold" >/dev/null
 to_seconds "$step_timeout" >/dev/null
 
 [ -x /usr/local/go/bin/go ] && PATH="/usr/local/go/bin:$PATH"
@@ -353,7 +358,7 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
     for kind in "${kinds[@]}"; do
       "$bin/auditscale" probe -kubeconfig "$KUBECONFIG" -layout "$results/layout.json" -metrics "$metrics_url" \
         -ca "$WEBHOOK_CERT_DIR/ca.crt" -server-name ray-webhook.ray-webhook-system.svc -kind "$kind" -n "$probes" \
-        -spread "$probe_spread" -step-timeout "$step_timeout" -taint "$KWOK_TAINT" >"$results/probe-$p-$kind.json" 2>>"$results/probe-$p.log" &
+        -spread "$probe_spread" -hold "$probe_hold" -step-timeout "$step_timeout" -taint "$KWOK_TAINT" >"$results/probe-$p-$kind.json" 2>>"$results/probe-$p.log" &
       probe_pids+=($!)
       probe_files+=("$results/probe-$p-$kind.json")
     done

@@ -4,7 +4,7 @@
 //	auditscale populate -kubeconfig FILE -ray-webhook BIN -fixtures DIR -layout OUT [-nodes N] [-clusters N]
 //	                    [-workers N] [-namespaces N] [-c N] [-qps Q] [-taint KEY] [-cluster-domain D]
 //	auditscale probe    -kubeconfig FILE -layout FILE -metrics URL -ca FILE [-kind extra-head|finished-job]
-//	                    [-n N] [-spread D] [-step-timeout D] [-poll D] [-taint KEY] [-no-report]
+//	                    [-n N] [-spread D] [-hold D] [-step-timeout D] [-poll D] [-taint KEY] [-no-report]
 //	auditscale sizes    BEFORE AFTER      (kube-apiserver /metrics scrapes)
 //	auditscale hist     -metric NAME [-label L] BEFORE AFTER
 //	auditscale gauge    -metrics URL -ca FILE NAME{LABELS}...
@@ -22,10 +22,10 @@
 // RayCluster of its own (in distinct namespaces where there are enough): an
 // extra head Pod (created without Ray labels and then labelled, so no
 // admission webhook sees it), or a RayJob whose status (the status
-// subresource) says it finished a second before and names the RayCluster.
+// subresource) says it finished two seconds before and names the RayCluster.
 // It times each from the change until the server's /metrics counts it and
-// until the namespace's openreports.io Report holds it, then deletes it and
-// times until both no longer do. It prints one JSON line with each change's
+// until the namespace's openreports.io Report holds it, then (after a random
+// wait up to -hold) deletes it and times until both no longer do. It prints one JSON line with each change's
 // times and their p50 and p99.
 //
 // sizes prints what kube-apiserver sent between two scrapes of its /metrics

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"sync"
@@ -164,6 +165,7 @@ func probe(args []string) error {
 	stepTimeout := fs.Duration("step-timeout", 12*time.Minute, "how long to wait for each signal")
 	poll := fs.Duration("poll", time.Second, "how often /metrics and the Report are read")
 	taint := fs.String("taint", "kwok.x-k8s.io/node", "the Nodes' taint, tolerated by the RayJob's cluster spec")
+	hold := fs.Duration("hold", 0, "after all signals have it, keep each change a random time up to this long before undoing it (a deletion at any point of the audit's cycle)")
 	noReport := fs.Bool("no-report", false, "no Report to wait for (--audit-reports=off)")
 	_ = fs.Parse(args)
 	if *kubeconfig == "" || *layoutFile == "" || *url == "" || *ca == "" || *n < 1 {
@@ -343,6 +345,9 @@ func probe(args []string) error {
 			c.created = time.Now()
 			p.mu.Unlock()
 			wait(c, c.created, false)
+			if *hold > 0 {
+				time.Sleep(time.Duration(rand.Int64N(int64(*hold))))
+			}
 			err := undo(c)
 			p.mu.Lock()
 			c.deleted = time.Now()
