@@ -25,11 +25,11 @@
 #
 # Then, on the same cluster, one phase after another (--phases, default a,b,c):
 #   a  ray-webhook serving as deploy/ runs it, no audit
-#   b  the same with --periodic-args (default --audit-interval=5m, and
-#      --audit=list when the server's --help has an --audit flag): a paged
+#   b  the same with --periodic-args (default --audit-interval=5m
+#      --audit-mode=list): a paged
 #      list of every Ray Pod and ray.io object every 5 minutes
-#   c  the same with --watch-args (default --audit=watch --audit-interval=5m):
-#      one list, then watches (a server without it fails to start: leave c out)
+#   c  the same with --watch-args (default --audit-interval=5m --audit-mode=watch):
+#      one list, then watches
 # Phases b and c also get --audit-reports=openreports.io/v1alpha1 (the
 # framework installs the Reports' CRD) and --audit-finished-job-grace=0s, and
 # the server reads the cluster with a token of deploy/'s ServiceAccount granted
@@ -71,7 +71,7 @@
 # interval (some 35 minutes). Keep the machine otherwise quiet. A small run, to
 # see the whole path work:
 #   bench/audit-scale.sh --ray-webhook build/ray-webhook --nodes 20 --clusters 200 --namespaces 20 \
-#     --phases a,b --window 2m --periodic-args --audit-interval=30s --probes 5 --probe-spread 1m \
+#     --phases a,b --window 2m --periodic-args "--audit-interval=30s --audit-mode=list" --probes 5 --probe-spread 1m \
 #     --probe-hold 30s --step-timeout 3m --admission-pods 300
 #
 # Needs root (the e2e network namespace) and Go (tests/e2e/README.md). Builds
@@ -92,7 +92,7 @@ qps=5000
 phases=a,b,c
 window=10m
 periodic_args=""
-watch_args="--audit=watch --audit-interval=5m"
+watch_args="--audit-interval=5m --audit-mode=watch"
 probes=20
 probe_spread=""
 probe_hold=5m
@@ -137,12 +137,8 @@ done
 [ -n "$probe_spread" ] || probe_spread="$window"
 case "$ray_webhook" in /*) ;; *) ray_webhook="$root/$ray_webhook" ;; esac
 [ -x "$ray_webhook" ] || { echo "audit-scale.sh: $ray_webhook is not an executable" >&2; exit 1; }
-# Today's periodic audit; with --audit=list too where the server has an --audit flag.
-if [ -z "$periodic_args" ]; then
-  periodic_args="--audit-interval=5m"
-  server_help="$("$ray_webhook" --help 2>&1 || true)"
-  ! grep -qE -- '^ *--audit[ =]' <<<"$server_help" || periodic_args="--audit=list $periodic_args"
-fi
+# The periodic audit, as every server before --audit-mode ran it.
+[ -n "$periodic_args" ] || periodic_args="--audit-interval=5m --audit-mode=list"
 to_seconds() { # to_seconds 10m|90s|1h|1m30s: whole seconds
   local d="$1" total=0 n
   [[ "$d" =~ ^([0-9]+[hms])+$ ]] || { echo "audit-scale.sh: not a duration: $d" >&2; exit 2; }
