@@ -420,8 +420,14 @@ func testAuditWatched(t *testing.T) {
 }
 
 // auditGauge reads ray_webhook_rayclusters_with_extra_heads from the
-// replica's /metrics (on its TLS port, as a scraper would).
+// replica's /metrics.
 func auditGauge(c *framework.Cluster, r *framework.Replica) (int, error) {
+	return replicaSeries(c, r, "ray_webhook_rayclusters_with_extra_heads")
+}
+
+// replicaSeries reads one series (name and labels, as the exposition writes
+// them) from the replica's /metrics, on its TLS port as a scraper would.
+func replicaSeries(c *framework.Cluster, r *framework.Replica, series string) (int, error) {
 	ca, err := os.ReadFile(filepath.Join(c.WebhookCertDir, "ca.crt"))
 	if err != nil {
 		return 0, err
@@ -438,11 +444,13 @@ func auditGauge(c *framework.Cluster, r *framework.Replica) (int, error) {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 2 && f[0] == "ray_webhook_rayclusters_with_extra_heads" {
+		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == series {
 			v, err := strconv.ParseFloat(f[1], 64)
 			return int(v), err
 		}
 	}
-	return 0, fmt.Errorf("/metrics has no ray_webhook_rayclusters_with_extra_heads (status %s)", resp.Status)
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("no %s on /metrics", series)
 }

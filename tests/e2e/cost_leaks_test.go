@@ -19,15 +19,10 @@ package e2e
 //	                      cluster runs, KubeRay switches to it and the finding clears
 
 import (
-	"bufio"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,32 +89,9 @@ func costLeakResult(t *testing.T, ns, rule, kind, name string) (msg string, ok b
 	return "", false, raw
 }
 
-// costLeakGauge is ray_webhook_audit_findings{rule="RULE"} on the replica's
-// /metrics (its TLS port, as a scraper reads it).
+// costLeakGauge is ray_webhook_audit_findings{rule="RULE"} on the replica's /metrics.
 func costLeakGauge(c *framework.Cluster, r *framework.Replica, rule string) (int, error) {
-	ca, err := os.ReadFile(filepath.Join(c.WebhookCertDir, "ca.crt"))
-	if err != nil {
-		return 0, err
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "ray-webhook.ray-webhook-system.svc"},
-	}}
-	resp, err := client.Get(fmt.Sprintf("https://%s:%d/metrics", r.IP, r.Port))
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	series := fmt.Sprintf(`ray_webhook_audit_findings{rule=%q}`, rule)
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == series {
-			v, err := strconv.ParseFloat(f[1], 64)
-			return int(v), err
-		}
-	}
-	return 0, fmt.Errorf("/metrics has no %s (status %s)", series, resp.Status)
+	return replicaSeries(c, r, fmt.Sprintf(`ray_webhook_audit_findings{rule=%q}`, rule))
 }
 
 // mustCostLeakGauge is costLeakGauge, failing t when /metrics cannot be read.
