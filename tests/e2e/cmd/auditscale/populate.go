@@ -278,6 +278,18 @@ func populate(args []string) error {
 		return kube.CoreV1().RESTClient().Post().AbsPath("/api/v1/namespaces").SetHeader("Content-Type", "application/json").
 			Body([]byte(body)).Do(ctx).Error()
 	})
+	// The ServiceAccount admission plugin refuses a Pod until kube-controller-manager has made the
+	// namespace's "default" ServiceAccount: wait for each, as a user's Pods wait for it.
+	parallel(*namespaces, func(i int) error {
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			_, err := kube.CoreV1().ServiceAccounts(nsName(i)).Get(ctx, "default", metav1.GetOptions{})
+			if err == nil || time.Now().After(deadline) {
+				return err
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
 	pairs := make([]entry, *clusters)
 	for i := range pairs {
 		pairs[i] = entry{Namespace: nsName(i % *namespaces), Cluster: fmt.Sprintf("rc-%05d", i)}
