@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ray_webhook/audit/cost_facts.h"
+#include "ray_webhook/audit/suspended_loops.h"
 #include "ray_webhook/core/decode/document_index.h"
 #include "ray_webhook/core/decode/object_decoder.h"
 #include "ray_webhook/core/model/admission_text.h"
@@ -148,6 +149,7 @@ struct Auditor::Impl {
 
   // The few facts of a ray.io object the cost-leak rules read at Finish, not the object.
   void KeepCostFacts(const RayObject& o, const std::string& ns, const std::string& name, const std::string& source) {
+    KeepSuspendedLoopFacts(o, ns, name, source, suspended_loops);
     switch (o.kind) {
       case RayObjectKind::kRayCluster: {
         RayClusterFacts& c = clusters[{ns, name}];
@@ -259,6 +261,7 @@ struct Auditor::Impl {
   std::map<ClusterKey, RayClusterFacts> clusters;
   std::vector<RayJobFacts> jobs;          // only those that ended hold a cluster the rule may name
   std::vector<RayServiceFacts> services;  // only those with a pending cluster
+  SuspendedLoopFacts suspended_loops;
 };
 
 Auditor::Auditor(PolicyConfig policy, CostLeakLimits limits)
@@ -318,6 +321,7 @@ AuditReport Auditor::Finish(std::optional<std::int64_t> now) {
       impl_->Add(std::move(f));
     for (AuditFinding& f : StuckUpgrades(impl_->services, impl_->clusters, *now, impl_->limits))
       impl_->Add(std::move(f));
+    for (AuditFinding& f : SuspendedLoops(impl_->suspended_loops, *now, impl_->limits)) impl_->Add(std::move(f));
   }
   return std::move(impl_->report);
 }

@@ -11,13 +11,13 @@ std::string ShowAmount(double v) {
   return buf;
 }
 
+}  // namespace
+
 std::string Holds(const ClusterRequests& r) {
   std::string out = std::to_string(r.pods) + " Pod(s) requesting " + ShowAmount(r.cpus) + " CPU(s)";
   if (r.gpus > 0) out += " and " + ShowAmount(r.gpus) + " GPU(s)";
   return out;
 }
-
-}  // namespace
 
 std::string ShowAge(std::int64_t s) {
   if (s < 0) s = 0;

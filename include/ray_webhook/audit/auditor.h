@@ -34,6 +34,9 @@
 //    RayCluster its creation time, whether it is being deleted and what it
 //    asks for (RequestsOf); per RayJob and RayService what their status says
 //    of their clusters. Without a time, these two are not run.
+//  - suspended-loop (suspended_loops.h), likewise: the facts
+//    KeepSuspendedLoopFacts keeps of suspended RayClusters, suspended RayJobs
+//    and the RayServices that name a cluster.
 // A document that is not a usable object (not valid JSON, not an object, no
 // kind, nested deeper than kMaxDocumentDepth, a field of the wrong type where
 // the decoder reads it) is an error naming its source; the Auditor stays

@@ -74,6 +74,9 @@ struct CostLeakLimits {
   // A new cluster of a RayService is usually ready within minutes; RayService's own
   // serviceUnhealthySecondThreshold (900 s by default, deprecated since 1.3) is the nearest limit KubeRay had.
   std::chrono::seconds pending_cluster_limit{std::chrono::minutes(30)};
+  // suspended-loop (suspended_loops.h): KubeRay requeues a RayJob every 3 s and a RayCluster or
+  // RayService every 2 s, and acts on a changed spec at once; 10 minutes is hundreds of reconciles.
+  std::chrono::seconds suspended_limit{std::chrono::minutes(10)};
 };
 
 using ClusterKey = std::pair<std::string, std::string>;  // (namespace, name)
@@ -88,5 +91,8 @@ std::vector<AuditFinding> StuckUpgrades(const std::vector<RayServiceFacts>& serv
 
 // "3d 4h", "2h 5m", "12m", "40s": how long, for a message.
 std::string ShowAge(std::int64_t seconds);
+
+// "3 Pod(s) requesting 24 CPU(s) and 16 GPU(s)": what a cluster asks for, for a message.
+std::string Holds(const ClusterRequests& requests);
 
 }  // namespace ray_webhook
