@@ -222,7 +222,8 @@ check "gauge: findings by rule, zeros included" bash -c "grep -qx 'ray_webhook_a
   && grep -qx 'ray_webhook_audit_findings{rule=\"extra-head\"} 1' '$work/metrics' \
   && grep -qx 'ray_webhook_audit_findings{rule=\"duplicate-env\"} 0' '$work/metrics' \
   && grep -qx 'ray_webhook_audit_findings{rule=\"stuck-upgrade\"} 0' '$work/metrics' \
-  && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 9 ]"
+  && grep -qx 'ray_webhook_audit_findings{rule=\"suspended-loop\"} 0' '$work/metrics' \
+  && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 10 ]"
 check "gauge: the last success time is set" \
   bash -c "awk '\$1 == \"ray_webhook_audit_last_success_timestamp_seconds\" && \$2 > 1.7e9 {ok=1} END {exit !ok}' '$work/metrics'"
 kill "$mock_pid"; wait "$mock_pid" 2>/dev/null
