@@ -7,7 +7,7 @@ namespace ray_webhook {
 
 std::span<const std::string_view> AuditRuleNames() {
   static constexpr std::string_view kNames[] = {
-      "duplicate-mount", "head-name",      "duplicate-env",         "bare-address",   "unmutated",
+      "duplicate-mount", "head-name",      "duplicate-env",         "bare-address",    "unmutated",
       kExtraHeadRule,    kWorkerDriftRule, kFinishedJobClusterRule, kStuckUpgradeRule, kSuspendedLoopRule};
   return kNames;
 }

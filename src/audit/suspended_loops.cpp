@@ -87,8 +87,8 @@ std::vector<AuditFinding> SuspendedLoops(const SuspendedLoopFacts& facts, std::i
       [&](const SuspendedJobFacts& job) {
         const std::optional<std::int64_t> since = JobSince(job);
         if (!since || now - *since <= limit) return;
-        const std::string cluster =
-            job.cluster_name.empty() ? "it has no RayCluster" : "its RayCluster " + job.cluster_name + " is not deleted";
+        const std::string cluster = job.cluster_name.empty() ? "it has no RayCluster"
+                                                             : "its RayCluster " + job.cluster_name + " is not deleted";
         const std::string what =
             job.deployment_status == "Suspended"
                 ? "KubeRay moves a Suspended RayJob whose spec.suspend is false to New at its next reconcile, so "

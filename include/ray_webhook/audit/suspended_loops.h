@@ -59,9 +59,9 @@ struct SuspendedClusterFacts {
 // A RayJob whose status.jobDeploymentStatus is Suspended or Suspending.
 struct SuspendedJobFacts {
   std::string namespace_name, name, source;
-  std::string deployment_status;  // status.jobDeploymentStatus
-  bool spec_suspend = false;      // spec.suspend
-  std::string cluster_name;       // status.rayClusterName (KubeRay clears it once Suspended)
+  std::string deployment_status;                    // status.jobDeploymentStatus
+  bool spec_suspend = false;                        // spec.suspend
+  std::string cluster_name;                         // status.rayClusterName (KubeRay clears it once Suspended)
   std::optional<std::int64_t> created, start_time;  // metadata.creationTimestamp, status.startTime
 };
 

@@ -149,8 +149,9 @@ TEST(SuspendedLoops, ARayJobIsJudgedByItsLatestTime) {
   unstarted.start_time.reset();
   const auto found = SuspendedLoops(JobFacts(unstarted), kNow, {});
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_TRUE(Has(found[0].message, "for up to 1d 0h (the RayJob records no time of its suspension: since its "
-                                    "creation)"))
+  EXPECT_TRUE(Has(found[0].message,
+                  "for up to 1d 0h (the RayJob records no time of its suspension: since its "
+                  "creation)"))
       << found[0].message;
   unstarted.created.reset();
   EXPECT_TRUE(SuspendedLoops(JobFacts(unstarted), kNow, {}).empty());

@@ -100,8 +100,8 @@ struct RayObject {
   std::optional<RayClusterSpecView> cluster;
   // RayJob spec.clusterSelector is set: KubeRay creates no cluster for it.
   bool uses_cluster_selector = false;
-  RayJobState job;          // a RayJob's; empty for the other kinds
-  RayServiceState service;  // a RayService's; empty for the other kinds
+  RayJobState job;                // a RayJob's; empty for the other kinds
+  RayServiceState service;        // a RayService's; empty for the other kinds
   RayClusterState cluster_state;  // a RayCluster's; empty for the other kinds
   // The object's own JSON text, from '{' to its '}', for KubeRay's spec
   // checks, which read fields no view here keeps. Set by the decoders once
