@@ -285,7 +285,7 @@ TEST(Auditor, ASuspendedLoopIsFoundForARayServiceAndARayJob) {
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0]->kind, "RayJob");
   EXPECT_EQ(found[0]->name, "batch-resumed");
-  EXPECT_EQ(found[0]->source, "cost-leaks.json item 17");
+  EXPECT_EQ(found[0]->source, "cost-leaks.json item 16");
   EXPECT_TRUE(Has(found[0]->message,
                   "RayJob batch-resumed is Suspended though its spec.suspend is not true, for up to 2h 0m (the RayJob "
                   "records no time of its suspension: since its status.startTime); it has no RayCluster."))
@@ -293,7 +293,7 @@ TEST(Auditor, ASuspendedLoopIsFoundForARayServiceAndARayJob) {
   EXPECT_EQ(found[1]->kind, "RayService");
   EXPECT_EQ(found[1]->name, "serve-chat");
   EXPECT_EQ(found[1]->field_path, "status.activeServiceStatus.rayClusterName");
-  EXPECT_EQ(found[1]->source, "cost-leaks.json item 13");
+  EXPECT_EQ(found[1]->source, "cost-leaks.json item 12");
   EXPECT_TRUE(Has(found[1]->message,
                   "RayService serve-chat's active RayCluster serve-chat-raycluster-m5n6p has been suspended "
                   "(spec.suspend true) for 3h 0m, though the RayService's spec asks for no suspension"))
