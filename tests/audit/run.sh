@@ -59,7 +59,7 @@ audit --output json "$dumps/extra-head.json"
 check "--output json exits 1 too" [ "$rc" = 1 ]
 check "the JSON summary counts every rule" json '.summary.findings == 2 and .summary.rayClustersWithExtraHeads == 1
   and .summary.findingsByRule["extra-head"] == 1 and .summary.findingsByRule["worker-drift"] == 0
-  and (.summary.findingsByRule | length) == 9 and .summary.read.pods == 6'
+  and (.summary.findingsByRule | length) == 10 and .summary.read.pods == 6'
 check "a JSON finding names its object and source" json '.findings[] | select(.rule == "extra-head")
   | .kind == "RayCluster" and .namespace == "ns1" and .name == "raycluster-sample"
   and (.source | endswith("extra-head.json document 1 item 2"))'
