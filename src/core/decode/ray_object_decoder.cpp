@@ -60,7 +60,7 @@ void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out, bool read_r
         r.Adopt(inner);
       },
       [&](std::string_view k, od::value f) {
-        // raycluster_types.go (KubeRay v1.6.2, v1.7.0): RayClusterStatus.Conditions, metav1.Condition.
+        // ray-operator/apis/ray/v1/raycluster_types.go (v1.6.2, v1.7.0): Conditions, type RayClusterSuspended.
         if (k != "conditions") return;
         LenientElements(f, r, [&](od::value c) {
           std::string_view type, status, since;
@@ -95,7 +95,7 @@ void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resou
           } else if (k == "ttlSecondsAfterFinished") {
             LenientInt(f, r, &out.job.ttl_seconds_after_finished);
           } else if (k == "suspend") {
-            LenientBool(f, r, &out.job.suspend);
+            LenientBool(f, r, &out.job.suspend);  // ray-operator/apis/ray/v1/rayjob_types.go (v1.6.2, v1.7.0)
           }
         });
       },
@@ -121,7 +121,7 @@ void DecodeRayService(od::object obj, JsonReader& r, RayObject& out, bool read_r
           if (k == "rayClusterConfig") {
             DecodeNestedClusterSpec(f, "spec.rayClusterConfig", "spec.rayClusterConfig.", r, out, read_resources);
           } else if (k == "suspend") {
-            LenientBool(f, r, &out.service.suspend);  // rayservice_types.go, KubeRay v1.7.0
+            LenientBool(f, r, &out.service.suspend);  // ray-operator/apis/ray/v1/rayservice_types.go, v1.7.0 on
           }
         });
       },
