@@ -41,7 +41,8 @@ json PodOf(const std::string& review_file) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   json review = json::parse(text, nullptr, false);
   if (review.is_discarded() || !review.contains("request")) {
-    std::fprintf(stderr, "audit_view_bench: %s/%s is not an AdmissionReview\n", g_fixtures.c_str(), review_file.c_str());
+    std::fprintf(stderr, "audit_view_bench: %s/%s is not an AdmissionReview\n", g_fixtures.c_str(),
+                 review_file.c_str());
     std::exit(2);
   }
   return review["request"]["object"];
@@ -68,11 +69,12 @@ Cluster MakeCluster(const json& head, const json& worker, std::size_t c) {
     pod["status"] = {{"phase", "Running"}};
     out.pods.push_back(pod.dump());
   }
-  out.ray_cluster = json{{"kind", "RayCluster"},
-                         {"apiVersion", "ray.io/v1"},
-                         {"metadata", {{"namespace", ns}, {"name", name}, {"creationTimestamp", "2026-12-01T00:00:00Z"}}},
-                         {"spec", {{"headGroupSpec", {{"rayStartParams", json::object()}}}}}}
-                        .dump();
+  out.ray_cluster =
+      json{{"kind", "RayCluster"},
+           {"apiVersion", "ray.io/v1"},
+           {"metadata", {{"namespace", ns}, {"name", name}, {"creationTimestamp", "2026-12-01T00:00:00Z"}}},
+           {"spec", {{"headGroupSpec", {{"rayStartParams", json::object()}}}}}}
+          .dump();
   return out;
 }
 

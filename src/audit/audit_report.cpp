@@ -1,13 +1,14 @@
 #include "ray_webhook/audit/audit_report.h"
 
 #include "ray_webhook/audit/cost_leaks.h"
+#include "ray_webhook/audit/suspended_loops.h"
 
 namespace ray_webhook {
 
 std::span<const std::string_view> AuditRuleNames() {
   static constexpr std::string_view kNames[] = {
-      "duplicate-mount", "head-name",      "duplicate-env",         "bare-address",   "unmutated",
-      kExtraHeadRule,    kWorkerDriftRule, kFinishedJobClusterRule, kStuckUpgradeRule};
+      "duplicate-mount", "head-name",      "duplicate-env",         "bare-address",    "unmutated",
+      kExtraHeadRule,    kWorkerDriftRule, kFinishedJobClusterRule, kStuckUpgradeRule, kSuspendedLoopRule};
   return kNames;
 }
 

@@ -87,7 +87,8 @@ Status ClusterView::Upsert(AuditedKind kind, std::string_view object, std::strin
     }
     if (std::holds_alternative<WorkerFact>(entry.facts.across)) entry.signature = Intern(reader_.signature());
     for (AuditFinding& f : entry.facts.findings) {
-      entry.findings.push_back({Intern(std::move(f.rule)), Intern(std::move(f.field_path)), Intern(std::move(f.message))});
+      entry.findings.push_back(
+          {Intern(std::move(f.rule)), Intern(std::move(f.field_path)), Intern(std::move(f.message))});
     }
     entry.facts.findings = {};
     entry.source = kept_source;

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "ray_webhook/audit/suspended_loops.h"
+
 namespace ray_webhook {
 namespace {
 
@@ -30,8 +32,11 @@ const RayClusterFacts* PendingCluster(const RayServiceFacts& service,
                                       const std::map<ClusterKey, RayClusterFacts>& clusters) {
   if (service.pending_cluster.empty()) return nullptr;
   const auto it = clusters.find({service.namespace_name, service.pending_cluster});
-  return it == clusters.end() || it->second.deleting || !it->second.created ? nullptr : &it->second;
+  return it == clusters.end() || it->second.deleting || it->second.suspended || !it->second.created ? nullptr
+                                                                                                    : &it->second;
 }
+
+}  // namespace
 
 std::string Holds(const ClusterRequests& r) {
   std::string out = std::to_string(r.pods) + " Pod(s) requesting " + ShowAmount(r.cpus) + " CPU(s)";
@@ -39,9 +44,9 @@ std::string Holds(const ClusterRequests& r) {
   return out;
 }
 
-}  // namespace
-
-bool RuleJudgedOverTime(std::string_view rule) { return rule == kFinishedJobClusterRule || rule == kStuckUpgradeRule; }
+bool RuleJudgedOverTime(std::string_view rule) {
+  return rule == kFinishedJobClusterRule || rule == kStuckUpgradeRule || rule == kSuspendedLoopRule;
+}
 
 std::string ShowAge(std::int64_t s) {
   if (s < 0) s = 0;

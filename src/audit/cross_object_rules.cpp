@@ -62,8 +62,7 @@ struct CrossObjectRules::Impl {
     std::size_t untracked_pods = 0;
   };
 
-  void CountWorker(WorkerGroup& group, const WorkerFact& worker, std::string_view signature,
-                   std::string_view source) {
+  void CountWorker(WorkerGroup& group, const WorkerFact& worker, std::string_view signature, std::string_view source) {
     for (Variant& v : group.variants) {
       if (v.hash != worker.signature_hash || v.signature != signature) continue;
       if (v.names.size() < kNamedPods) v.names.push_back(worker.name);
@@ -143,6 +142,7 @@ struct CrossObjectRules::Impl {
   std::map<ClusterKey, RayClusterFacts> clusters;
   std::vector<RayJobFacts> jobs;
   std::vector<RayServiceFacts> services;
+  SuspendedLoopFacts suspended;
 };
 
 CrossObjectRules::CrossObjectRules(CostLeakLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
@@ -164,6 +164,12 @@ void CrossObjectRules::Add(const ObjectFacts& facts, std::string_view signature,
   } else if (const auto* service = std::get_if<RayServiceFacts>(&facts.across)) {
     if (!service->pending_cluster.empty()) s.services.push_back(*service);
   }
+  if (facts.suspended) {
+    for (const auto& [key, cluster] : facts.suspended->clusters) s.suspended.clusters[key] = cluster;
+    s.suspended.jobs.insert(s.suspended.jobs.end(), facts.suspended->jobs.begin(), facts.suspended->jobs.end());
+    s.suspended.services.insert(s.suspended.services.end(), facts.suspended->services.begin(),
+                                facts.suspended->services.end());
+  }
 }
 
 void CrossObjectRules::Finish(std::optional<std::int64_t> now, AuditReport& report) {
@@ -174,10 +180,16 @@ void CrossObjectRules::Finish(std::optional<std::int64_t> now, AuditReport& repo
     AddFinding(report, std::move(f));
   for (AuditFinding& f : StuckUpgrades(impl_->services, impl_->clusters, *now, impl_->limits))
     AddFinding(report, std::move(f));
+  for (AuditFinding& f : SuspendedLoops(impl_->suspended, *now, impl_->limits)) AddFinding(report, std::move(f));
 }
 
 std::optional<std::int64_t> CrossObjectRules::NextDeadline(std::int64_t now) const {
-  return NextCostLeakDeadline(impl_->jobs, impl_->services, impl_->clusters, now, impl_->limits);
+  const std::optional<std::int64_t> leak =
+      NextCostLeakDeadline(impl_->jobs, impl_->services, impl_->clusters, now, impl_->limits);
+  const std::optional<std::int64_t> loop = NextSuspendedLoopDeadline(impl_->suspended, now, impl_->limits);
+  if (!leak) return loop;
+  if (!loop) return leak;
+  return std::min(*leak, *loop);
 }
 
 }  // namespace ray_webhook

@@ -15,9 +15,9 @@ namespace {
 void KeepCostFacts(const RayObject& o, const std::string& source, ObjectFacts& facts) {
   switch (o.kind) {
     case RayObjectKind::kRayCluster:
-      facts.across = RayClusterFacts{source, ParseRfc3339(o.metadata.creation_timestamp),
-                                     o.metadata.deletion_requested,
-                                     o.cluster ? RequestsOf(*o.cluster) : ClusterRequests{}};
+      facts.across =
+          RayClusterFacts{source, ParseRfc3339(o.metadata.creation_timestamp), o.metadata.deletion_requested,
+                          o.cluster ? RequestsOf(*o.cluster) : ClusterRequests{}, o.cluster && o.cluster->suspend};
       break;
     case RayObjectKind::kRayJob:
       facts.across = RayJobFacts{facts.namespace_name,
@@ -85,18 +85,25 @@ Status ObjectFactsReader::Read(const DocumentIndex::Outline& object, const std::
   const auto failed = [&](const Status& s) {
     return Status::Error(source + ": " + kind + " " + facts.namespace_name + "/" + facts.name + ": " + s.message());
   };
-  const Status decoded = ray_kind ? decoder_.DecodeRayObject(object.text, *ray_kind, request.ray_object.emplace(),
-                                                             object.readable_padding)
-                                  : decoder_.DecodePod(object.text, request.pod.emplace(), object.readable_padding);
+  const Status decoded =
+      ray_kind ? decoder_.DecodeRayObject(object.text, *ray_kind, request.ray_object.emplace(), object.readable_padding)
+               : decoder_.DecodePod(object.text, request.pod.emplace(), object.readable_padding);
   if (!decoded.ok()) return failed(decoded);
-  if (request.ray_object) KeepCostFacts(*request.ray_object, source, facts);
+  if (request.ray_object) {
+    KeepCostFacts(*request.ray_object, source, facts);
+    SuspendedLoopFacts suspended;
+    KeepSuspendedLoopFacts(*request.ray_object, facts.namespace_name, facts.name, source, suspended);
+    if (!suspended.clusters.empty() || !suspended.jobs.empty() || !suspended.services.empty()) {
+      facts.suspended = std::make_unique<const SuspendedLoopFacts>(std::move(suspended));
+    }
+  }
   HeadPod state{facts.name, request.pod ? std::string(request.pod->phase) : std::string(),
                 request.pod && request.pod->metadata.deletion_requested};
   // A Pod on its way out (terminating) or done (Succeeded, Failed) is history: counted, not judged.
   if (request.pod && !IsLiveHead(state)) return Status::Ok();
   for (RuleFinding& f : ObjectFindings(request, policy_)) {
-    facts.findings.push_back(
-        {std::move(f.rule), kind, facts.namespace_name, facts.name, std::move(f.field_path), std::move(f.message), source});
+    facts.findings.push_back({std::move(f.rule), kind, facts.namespace_name, facts.name, std::move(f.field_path),
+                              std::move(f.message), source});
   }
   if (!request.pod) return Status::Ok();
   const auto identity = IdentifyRayPod(*request.pod);

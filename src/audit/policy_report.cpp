@@ -3,6 +3,7 @@
 #include <map>
 
 #include "ray_webhook/audit/cost_leaks.h"
+#include "ray_webhook/audit/suspended_loops.h"
 
 namespace ray_webhook {
 
@@ -26,6 +27,8 @@ std::string_view SeverityOfRule(std::string_view rule) {
   if (rule == "bare-address" || rule == "duplicate-env") return "low";
   // Cost leaks: nothing is broken, but idle Pods (often GPUs) are paid for until someone acts.
   if (rule == kFinishedJobClusterRule || rule == kStuckUpgradeRule) return "medium";
+  // A RayService that serves nothing, or a RayJob that does not run, until someone acts.
+  if (rule == kSuspendedLoopRule) return "high";
   // KubeRay's own spec checks: the operator refuses to reconcile the object.
   return "high";
 }

@@ -280,9 +280,11 @@ without FILEs, listed from the Kubernetes API (the --kube-* flags of serve, or
 in-cluster; --namespace for one namespace). Besides the rules of /mutate and
 /validate it reports RayClusters with more than one live head Pod, worker Pods
 of one group whose specs differ, Ray Pods the FQDN mutation would still
-change, and RayClusters kept running that nothing uses: a finished RayJob's
+change, RayClusters kept running that nothing uses: a finished RayJob's
 and a RayService upgrade's pending one (--audit-finished-job-grace,
---audit-pending-cluster-limit, judged by the clock of the audit). It prints a table (or --output json, or --output report: one policy
+--audit-pending-cluster-limit), and RayServices and RayJobs left suspended
+though their spec asks for no suspension (--audit-suspended-limit), all
+judged by the clock of the audit. It prints a table (or --output json, or --output report: one policy
 report per namespace, openreports.io/v1alpha1 Reports or with --report-api
 wgpolicyk8s.io/v1alpha2 PolicyReports, as a List for kubectl apply -f -) and
 exits 0 when it found nothing, 1 when it found something, 2 on bad input or usage.

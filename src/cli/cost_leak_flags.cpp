@@ -45,6 +45,18 @@ const ServeFlag kCostLeakFlags[] = {
        return LimitFlag("--audit-pending-cluster-limit", v, &Limits(s).pending_cluster_limit);
      },
      [](const ServeSettings& s) { return ShowLimit(Limits(s).pending_cluster_limit); }},
+    {"--audit-suspended-limit", "D", kAuditFlagSection,
+     "suspended-loop: how long a RayService's RayCluster may stay suspended, or a RayJob Suspended, once its spec "
+     "asks for no suspension; 10m is hundreds of KubeRay's reconciles (every 2 s to 3 s), which act on it at once",
+     "rule `suspended-loop` ([rules.md](rules.md#suspended-loop)): how long a RayCluster that a RayService names may "
+     "keep `spec.suspend: true`, or a RayJob `status.jobDeploymentStatus` `Suspended` or `Suspending`, once the "
+     "object's spec asks for no suspension, before it is a finding (`10m`, `90s`, from `0s` to `10080m`). The "
+     "default, 10 minutes, is hundreds of KubeRay's reconciles: the operator requeues a RayJob every 3 s and a "
+     "RayService or RayCluster every 2 s, and acts on a changed spec at once",
+     [](ServeSettings& s, std::string_view v) {
+       return LimitFlag("--audit-suspended-limit", v, &Limits(s).suspended_limit);
+     },
+     [](const ServeSettings& s) { return ShowLimit(Limits(s).suspended_limit); }},
 };
 
 }  // namespace

@@ -365,7 +365,8 @@ constexpr std::string_view kAuditSharedFlags[] = {"--kube-api-server",
                                                   "--spec-rule-mode",
                                                   "--spec-rule",
                                                   "--audit-finished-job-grace",
-                                                  "--audit-pending-cluster-limit"};
+                                                  "--audit-pending-cluster-limit",
+                                                  "--audit-suspended-limit"};
 
 }  // namespace
 

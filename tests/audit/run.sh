@@ -59,7 +59,7 @@ audit --output json "$dumps/extra-head.json"
 check "--output json exits 1 too" [ "$rc" = 1 ]
 check "the JSON summary counts every rule" json '.summary.findings == 2 and .summary.rayClustersWithExtraHeads == 1
   and .summary.findingsByRule["extra-head"] == 1 and .summary.findingsByRule["worker-drift"] == 0
-  and (.summary.findingsByRule | length) == 9 and .summary.read.pods == 6'
+  and (.summary.findingsByRule | length) == 10 and .summary.read.pods == 6'
 check "a JSON finding names its object and source" json '.findings[] | select(.rule == "extra-head")
   | .kind == "RayCluster" and .namespace == "ns1" and .name == "raycluster-sample"
   and (.source | endswith("extra-head.json document 1 item 2"))'
@@ -104,17 +104,24 @@ check "stdin and files together" json '.summary.read.pods == 9 and (.findings[0]
 # have ended a minute ago, so that it stays within its wait and the grace; the others ended days ago.
 sed "s/2026-12-05T09:55:00Z/$(date -u -d '1 minute ago' +%Y-%m-%dT%H:%M:%SZ)/" "$dumps/cost-leaks.json" >"$work/cost-leaks.json"
 audit -o json "$work/cost-leaks.json"
-check "cost leaks: exit 1, a finished job's cluster and a stuck upgrade, nothing else" bash -c "[ $rc = 1 ]"
-check "cost leaks: the two findings, by rule and object" json '[.findings[] | [.rule, .kind, .namespace, .name]] ==
-  [["finished-job-cluster", "RayJob", "ml", "train-llm"], ["stuck-upgrade", "RayService", "ml", "serve-llm"]]
-  and .summary.findingsByRule["finished-job-cluster"] == 1 and .summary.findingsByRule["stuck-upgrade"] == 1'
+check "cost leaks: exit 1, a finished job's cluster, a stuck upgrade and two suspended loops, nothing else" bash -c "[ $rc = 1 ]"
+check "cost leaks: the four findings, by rule and object" json '[.findings[] | [.rule, .kind, .namespace, .name]] ==
+  [["finished-job-cluster", "RayJob", "ml", "train-llm"], ["stuck-upgrade", "RayService", "ml", "serve-llm"],
+   ["suspended-loop", "RayJob", "ml", "batch-resumed"], ["suspended-loop", "RayService", "ml", "serve-chat"]]
+  and .summary.findingsByRule["finished-job-cluster"] == 1 and .summary.findingsByRule["stuck-upgrade"] == 1
+  and .summary.findingsByRule["suspended-loop"] == 2'
+check "suspended loop: the RayService's suspended cluster and what it would ask for" json '.findings[3].message
+  | test("^RayService serve-chat.s active RayCluster serve-chat-raycluster-m5n6p has been suspended [(]spec.suspend true[)] for ")
+    and test("Running, it would ask for 3 Pod[(]s[)] requesting 20 CPU[(]s[)] and 2 GPU[(]s[)]")'
 check "cost leaks: what the kept cluster holds" json '.findings[0].message
   | test("its RayCluster train-llm-raycluster-x7k2p still runs: 3 Pod[(]s[)] requesting 20 CPU[(]s[)] and 2 GPU[(]s[)]")'
-audit -o json --audit-finished-job-grace 10080m --audit-pending-cluster-limit 10080m "$work/cost-leaks.json"
-check "cost leaks: longer limits find none" json '.findings == [] and .summary.findingsByRule["stuck-upgrade"] == 0'
+audit -o json --audit-finished-job-grace 10080m --audit-pending-cluster-limit 10080m --audit-suspended-limit 10080m "$work/cost-leaks.json"
+check "cost leaks: longer limits find none" json '.findings == [] and .summary.findingsByRule["stuck-upgrade"] == 0
+  and .summary.findingsByRule["suspended-loop"] == 0'
 audit --output report "$work/cost-leaks.json"
-check "cost leaks: policy report results, medium" json '[.items[].results[] | [.rule, .result, .severity, .resources[0].kind, .resources[0].name]] | sort
-  == [["finished-job-cluster", "fail", "medium", "RayJob", "train-llm"], ["stuck-upgrade", "fail", "medium", "RayService", "serve-llm"]]'
+check "cost leaks: policy report results, medium; suspended loops high" json '[.items[].results[] | [.rule, .result, .severity, .resources[0].kind, .resources[0].name]] | sort
+  == [["finished-job-cluster", "fail", "medium", "RayJob", "train-llm"], ["stuck-upgrade", "fail", "medium", "RayService", "serve-llm"],
+      ["suspended-loop", "fail", "high", "RayJob", "batch-resumed"], ["suspended-loop", "fail", "high", "RayService", "serve-chat"]]'
 audit --audit-finished-job-grace 5h "$work/cost-leaks.json"
 check "a bad --audit-finished-job-grace: exit 2 naming it" \
   err_starts "ray-webhook: audit: --audit-finished-job-grace must be a duration such as 10m or 90s"
@@ -174,7 +181,7 @@ check "live: an untrusted API server is exit 2" bash -c "[ $rc = 2 ] && grep -q 
 found() { jq -c '[.findings[] | [.rule, .kind, .namespace, .name, .fieldPath]]' "$work/out"; }
 audit -o json "$work/cost-leaks.json"
 dump_found="$(found)"
-expected_found='[["finished-job-cluster","RayJob","ml","train-llm","status.rayClusterName"],["stuck-upgrade","RayService","ml","serve-llm","status.pendingServiceStatus.rayClusterName"]]'
+expected_found='[["finished-job-cluster","RayJob","ml","train-llm","status.rayClusterName"],["stuck-upgrade","RayService","ml","serve-llm","status.pendingServiceStatus.rayClusterName"],["suspended-loop","RayJob","ml","batch-resumed","status.jobDeploymentStatus"],["suspended-loop","RayService","ml","serve-chat","status.activeServiceStatus.rayClusterName"]]'
 mkdir -p "$work/cost" && ln -s "$work/certs" "$work/cost/certs"
 jq '{items: .items, unserved: []}' "$work/cost-leaks.json" >"$work/cost/objects.json"
 first_mock_pid=$mock_pid first_api_port=$api_port
@@ -217,7 +224,7 @@ server_audit() {
     && grep -qx 'ray_webhook_audit_findings{rule=\"extra-head\"} 1' '$work/metrics' \
     && grep -qx 'ray_webhook_audit_findings{rule=\"duplicate-env\"} 0' '$work/metrics' \
     && grep -qx 'ray_webhook_audit_findings{rule=\"stuck-upgrade\"} 0' '$work/metrics' \
-    && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 9 ]"
+    && [ \"\$(grep -c '^ray_webhook_audit_findings{' '$work/metrics')\" = 10 ]"
   check "$mode: gauge: the last success time is set" \
     bash -c "awk '\$1 == \"ray_webhook_audit_last_success_timestamp_seconds\" && \$2 > 1.7e9 {ok=1} END {exit !ok}' '$work/metrics'"
   kill "$mock_pid"; wait "$mock_pid" 2>/dev/null

@@ -17,9 +17,9 @@
 // audited; other kinds are counted and skipped. Each object is read once into
 // its ObjectFacts (object_facts.h: its own findings, judged as at admission,
 // live Pods only) and fed to CrossObjectRules (cross_object_rules.h:
-// extra-head, worker-drift, and the cost leaks at the time Finish is given,
-// with the limits the Auditor was made with; without a time these are not
-// run).
+// extra-head, worker-drift, and the rules over time, cost leaks and
+// suspended loops, at the time Finish is given, with the limits the Auditor
+// was made with; without a time these are not run).
 // A document that is not a usable object (not valid JSON, not an object, no
 // kind, nested deeper than kMaxDocumentDepth, a field of the wrong type where
 // the decoder reads it) is an error naming its source; the Auditor stays

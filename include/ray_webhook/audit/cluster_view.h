@@ -68,8 +68,8 @@ class ClusterView {
   struct Entry {
     ObjectFacts facts;  // findings moved to `findings`
     std::vector<KeptFinding> findings;
-    Text signature;           // a worker's
-    std::string_view source;  // one of sources_
+    Text signature;            // a worker's
+    std::string_view source;   // one of sources_
     std::uint64_t listed = 0;  // the generation of its kind's list that last saw it
   };
   using Key = std::tuple<AuditedKind, std::string, std::string>;  // kind, namespace, name

@@ -16,7 +16,8 @@
 //    (status.pendingServiceStatus.rayClusterName) was created more than
 //    `pending_cluster_limit` ago and is still pending: both the new and the
 //    active cluster run, and KubeRay waits for the new one forever
-//    (kuberay #5088).
+//    (kuberay #5088). A suspended pending cluster holds nothing and is the
+//    suspended-loop rule's (suspended_loops.h), not this one's.
 // Each finding names the RayCluster, its age or the time since the job
 // ended, and what it holds: Pods, CPUs and GPUs requested, the head's and
 // every worker group's at its replicas. Objects whose times are unknown are
@@ -54,6 +55,7 @@ struct RayClusterFacts {
   std::optional<std::int64_t> created;  // metadata.creationTimestamp
   bool deleting = false;                // metadata.deletionTimestamp is set
   ClusterRequests requests;
+  bool suspended = false;  // spec.suspend: no Pods, nothing held (the suspended-loop rule's case)
 };
 
 struct RayJobFacts {
@@ -78,6 +80,9 @@ struct CostLeakLimits {
   // A new cluster of a RayService is usually ready within minutes; RayService's own
   // serviceUnhealthySecondThreshold (900 s by default, deprecated since 1.3) is the nearest limit KubeRay had.
   std::chrono::seconds pending_cluster_limit{std::chrono::minutes(30)};
+  // suspended-loop (suspended_loops.h): KubeRay requeues a RayJob every 3 s and a RayCluster or
+  // RayService every 2 s, and acts on a changed spec at once; 10 minutes is hundreds of reconciles.
+  std::chrono::seconds suspended_limit{std::chrono::minutes(10)};
 };
 
 using ClusterKey = std::pair<std::string, std::string>;  // (namespace, name)
@@ -99,5 +104,8 @@ std::optional<std::int64_t> NextCostLeakDeadline(const std::vector<RayJobFacts>&
 
 // "3d 4h", "2h 5m", "12m", "40s": how long, for a message.
 std::string ShowAge(std::int64_t seconds);
+
+// "3 Pod(s) requesting 24 CPU(s) and 16 GPU(s)": what a cluster asks for, for a message.
+std::string Holds(const ClusterRequests& requests);
 
 }  // namespace ray_webhook

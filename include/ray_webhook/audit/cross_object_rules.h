@@ -11,8 +11,8 @@
 //    most common one is a finding naming its Pods and the fields that differ
 //    (SpecDifferences). A group keeps one signature per variant, at most
 //    kTrackedVariants of them;
-//  - finished-job-cluster and stuck-upgrade (cost_leaks.h) at `now`, when a
-//    time is given.
+//  - finished-job-cluster and stuck-upgrade (cost_leaks.h) and suspended-loop
+//    (suspended_loops.h) at `now`, when a time is given.
 // Memory holds a summary per RayCluster and worker group, bounded whatever
 // the cluster holds. NextDeadline says when, after `now`, a rule over time
 // could next change its mind without any object changing.

@@ -8,12 +8,13 @@
 // rule's definition); the others are counted and carry nothing. A live Ray
 // head Pod is a HeadFact; a live worker a WorkerFact, its worker spec
 // signature left in the reader (signature()) until the next Read; a
-// RayCluster, RayJob or RayService the facts the cost-leak rules read. Kinds
+// RayCluster, RayJob or RayService the facts the rules over time read. Kinds
 // other than Pod v1 and ray.io's are kSkipped. A decode error names the
 // source and the object; the reader stays usable. Not thread-safe.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -21,6 +22,7 @@
 
 #include "ray_webhook/audit/audit_report.h"
 #include "ray_webhook/audit/cost_leaks.h"
+#include "ray_webhook/audit/suspended_loops.h"
 #include "ray_webhook/core/decode/document_index.h"
 #include "ray_webhook/core/decode/object_decoder.h"
 #include "ray_webhook/core/model/head_pods.h"
@@ -48,6 +50,9 @@ struct ObjectFacts {
   std::string namespace_name, name;  // "default" when the object has no namespace
   std::vector<AuditFinding> findings;
   std::variant<std::monostate, HeadFact, WorkerFact, RayClusterFacts, RayJobFacts, RayServiceFacts> across;
+  // A ray.io object's part in the suspended-loop rule, when it has one (a suspended RayCluster or
+  // RayJob, a RayService naming a cluster).
+  std::unique_ptr<const SuspendedLoopFacts> suspended;
 };
 
 // The report's count of what was read.

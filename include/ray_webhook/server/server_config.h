@@ -56,8 +56,8 @@ struct ServerConfig {
   // Where the audit also writes its findings as policy reports
   // (ReportWriter); nullopt: the gauges alone.
   std::optional<ReportApi> audit_reports = ReportApi::kOpenReports;
-  // The limits of the cost-leak rules (--audit-finished-job-grace, --audit-pending-cluster-limit),
-  // for the periodic audit and `ray-webhook audit` alike.
+  // The limits of the rules over time (--audit-finished-job-grace, --audit-pending-cluster-limit,
+  // --audit-suspended-limit), for the periodic audit and `ray-webhook audit` alike.
   CostLeakLimits cost_leak_limits;
 
   // --kuberay-version auto: the release and feature gates come from the

@@ -43,6 +43,19 @@ inline void LenientFields(od::value v, JsonReader& r, Visit&& visit) {
   if (LenientIs(v, r, od::json_type::object) && r.Ok(v.get_object().get(o))) r.Fields(o, std::forward<Visit>(visit));
 }
 
+// visit(element) for each element of an array; nothing for any other type.
+template <typename Visit>
+inline void LenientElements(od::value v, JsonReader& r, Visit&& visit) {
+  od::array a;
+  if (!LenientIs(v, r, od::json_type::array) || !r.Ok(v.get_array().get(a))) return;
+  for (auto item : a) {
+    od::value e;
+    if (!r.Ok(std::move(item).get(e))) return;
+    visit(e);
+    if (r.failed()) return;
+  }
+}
+
 // A Kubernetes ResourceList: each quantity as written, a string or (from hand-written YAML) a number.
 inline void LenientQuantities(od::value v, JsonReader& r,
                               std::vector<std::pair<std::string_view, std::string_view>>* out) {

@@ -102,6 +102,8 @@ void DecodeClusterSpec(od::object obj, JsonReader& r, RayClusterSpecView& spec, 
       r.Adopt(inner);
     } else if (key == "workerGroupSpecs") {
       DecodeWorkerGroups(v, r, spec, read_resources);
+    } else if (read_resources && key == "suspend") {
+      LenientBool(v, r, &spec.suspend);  // ray-operator/apis/ray/v1/raycluster_types.go (v1.6.2, v1.7.0)
     }
   });
 }

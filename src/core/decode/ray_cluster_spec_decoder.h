@@ -19,7 +19,7 @@
 namespace ray_webhook {
 
 // read_resources: also keep the templates' containers' resources, which only the audit reads (what
-// a cluster holds): a review of a RayCluster reads none, and pays nothing for them.
+// a cluster holds), and spec.suspend: a review of a RayCluster reads none, and pays nothing for them.
 void DecodeClusterSpec(od::object obj, JsonReader& r, RayClusterSpecView& spec, bool read_resources = false);
 
 }  // namespace ray_webhook

@@ -14,10 +14,11 @@ namespace {
 // reset and known to be an object, and each field of status to
 // decode_status(key, value), leniently: the API server writes status, so a
 // malformed one is no admission error, only nothing read.
-// A RayCluster's and a RayCronJob's status say nothing the rules need: decode_status is nullptr.
+// A RayCronJob's status says nothing the rules need: decode_status is nullptr. read_status false
+// skips the status (a RayCluster's under review: only the audit reads it).
 template <typename DecodeSpec, typename DecodeStatus = std::nullptr_t>
 void DecodeKind(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out, DecodeSpec&& decode_spec,
-                DecodeStatus&& decode_status = nullptr) {
+                DecodeStatus&& decode_status = nullptr, bool read_status = true) {
   out = RayObject{};
   out.kind = kind;
   r.Fields(obj, [&](std::string_view key, od::value v) {
@@ -29,7 +30,7 @@ void DecodeKind(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& ou
       od::object spec;
       if (r.Object(v, "spec", &spec)) decode_spec(spec);
     } else if constexpr (!std::is_same_v<std::decay_t<DecodeStatus>, std::nullptr_t>) {
-      if (key == "status") LenientFields(v, r, decode_status);
+      if (read_status && key == "status") LenientFields(v, r, decode_status);
     }
   });
 }
@@ -50,12 +51,32 @@ void DecodeNestedClusterSpec(od::value v, std::string_view path, std::string_vie
 }  // namespace
 
 void DecodeRayCluster(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
-  DecodeKind(obj, r, RayObjectKind::kRayCluster, out, [&](od::object spec) {
-    JsonReader inner;
-    DecodeClusterSpec(spec, inner, out.cluster.emplace(), read_resources);
-    inner.Prefix("spec.");
-    r.Adopt(inner);
-  });
+  DecodeKind(
+      obj, r, RayObjectKind::kRayCluster, out,
+      [&](od::object spec) {
+        JsonReader inner;
+        DecodeClusterSpec(spec, inner, out.cluster.emplace(), read_resources);
+        inner.Prefix("spec.");
+        r.Adopt(inner);
+      },
+      [&](std::string_view k, od::value f) {
+        // ray-operator/apis/ray/v1/raycluster_types.go (v1.6.2, v1.7.0): Conditions, type RayClusterSuspended.
+        if (k != "conditions") return;
+        LenientElements(f, r, [&](od::value c) {
+          std::string_view type, status, since;
+          LenientFields(c, r, [&](std::string_view ck, od::value cv) {
+            if (ck == "type") {
+              LenientString(cv, r, &type);
+            } else if (ck == "status") {
+              LenientString(cv, r, &status);
+            } else if (ck == "lastTransitionTime") {
+              LenientString(cv, r, &since);
+            }
+          });
+          if (type == "RayClusterSuspended" && status == "True") out.cluster_state.suspended_since = since;
+        });
+      },
+      read_resources);
 }
 
 void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources) {
@@ -73,6 +94,8 @@ void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resou
             LenientBool(f, r, &out.job.shutdown_after_job_finishes);
           } else if (k == "ttlSecondsAfterFinished") {
             LenientInt(f, r, &out.job.ttl_seconds_after_finished);
+          } else if (k == "suspend") {
+            LenientBool(f, r, &out.job.suspend);  // ray-operator/apis/ray/v1/rayjob_types.go (v1.6.2, v1.7.0)
           }
         });
       },
@@ -84,6 +107,8 @@ void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resou
           LenientString(f, r, &out.job.end_time);
         } else if (k == "rayClusterName") {
           LenientString(f, r, &out.job.cluster_name);
+        } else if (k == "startTime") {
+          LenientString(f, r, &out.job.start_time);
         }
       });
 }
@@ -95,6 +120,8 @@ void DecodeRayService(od::object obj, JsonReader& r, RayObject& out, bool read_r
         r.Fields(spec, [&](std::string_view k, od::value f) {
           if (k == "rayClusterConfig") {
             DecodeNestedClusterSpec(f, "spec.rayClusterConfig", "spec.rayClusterConfig.", r, out, read_resources);
+          } else if (k == "suspend") {
+            LenientBool(f, r, &out.service.suspend);  // ray-operator/apis/ray/v1/rayservice_types.go, v1.7.0 on
           }
         });
       },

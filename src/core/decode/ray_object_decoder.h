@@ -9,10 +9,12 @@
 // RayJob (and whether spec.clusterSelector is set), spec.rayClusterConfig for
 // a RayService, spec.jobTemplate.rayClusterSpec for a RayCronJob. A RayJob
 // also keeps RayJobState (spec.shutdownAfterJobFinishes,
-// ttlSecondsAfterFinished, status.jobDeploymentStatus, endTime,
-// rayClusterName) and a RayService RayServiceState (its two status
-// rayClusterNames), read leniently: a value of the wrong type reads as
-// absent. Field names are those of v1 and v1alpha1 alike.
+// ttlSecondsAfterFinished, suspend, status.jobDeploymentStatus, endTime,
+// rayClusterName, startTime), a RayService RayServiceState (its two status
+// rayClusterNames, spec.suspend) and, for the audit only, a RayCluster
+// RayClusterState (its RayClusterSuspended condition), read leniently: a
+// value of the wrong type reads as absent. Field names are those of v1 and
+// v1alpha1 alike.
 #pragma once
 
 #include "ray_webhook/core/json/json_reader.h"
@@ -25,7 +27,8 @@ void DecodeRayJob(od::object obj, JsonReader& r, RayObject& out, bool read_resou
 void DecodeRayService(od::object obj, JsonReader& r, RayObject& out, bool read_resources = false);
 void DecodeRayCronJob(od::object obj, JsonReader& r, RayObject& out, bool read_resources = false);
 
-// The decoder of `kind`. read_resources: as for DecodeClusterSpec; only the audit's ObjectDecoder sets it.
+// The decoder of `kind`. read_resources: as for DecodeClusterSpec, and a RayCluster's status (its
+// RayClusterSuspended condition); only the audit's ObjectDecoder sets it.
 void DecodeRayObject(od::object obj, JsonReader& r, RayObjectKind kind, RayObject& out, bool read_resources = false);
 
 }  // namespace ray_webhook

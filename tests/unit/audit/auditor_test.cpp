@@ -243,8 +243,9 @@ AuditReport AuditCostLeaks(CostLeakLimits limits = {}) {
 
 TEST(Auditor, AFinishedJobsClusterStillRunningIsACostLeak) {
   const AuditReport r = AuditCostLeaks();
-  EXPECT_EQ(r.ray_jobs, 4u);
-  EXPECT_EQ(r.ray_clusters, 6u);
+  EXPECT_EQ(r.ray_jobs, 6u);
+  EXPECT_EQ(r.ray_clusters, 8u);
+  EXPECT_EQ(r.ray_services, 3u);
   // Not eval-nightly (ended 5m ago, within its 60 s and the grace), not report-weekly (a shared cluster
   // by clusterSelector), not tune-sweep (its cluster is being deleted).
   const auto found = Of(r, "finished-job-cluster");
@@ -275,12 +276,40 @@ TEST(Auditor, ARayServicesLongPendingClusterIsAStuckUpgrade) {
       << found[0]->message;
 }
 
+// serve-chat's RayCluster suspended since 07:00 though the RayService asks for no suspension, and
+// batch-resumed Suspended though its spec.suspend is not set; not serve-held nor batch-queued, whose
+// specs ask for suspension.
+TEST(Auditor, ASuspendedLoopIsFoundForARayServiceAndARayJob) {
+  const AuditReport r = AuditCostLeaks();
+  const auto found = Of(r, "suspended-loop");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0]->kind, "RayJob");
+  EXPECT_EQ(found[0]->name, "batch-resumed");
+  EXPECT_EQ(found[0]->source, "cost-leaks.json item 16");
+  EXPECT_TRUE(Has(found[0]->message,
+                  "RayJob batch-resumed is Suspended though its spec.suspend is not true, for up to 2h 0m (the RayJob "
+                  "records no time of its suspension: since its status.startTime); it has no RayCluster."))
+      << found[0]->message;
+  EXPECT_EQ(found[1]->kind, "RayService");
+  EXPECT_EQ(found[1]->name, "serve-chat");
+  EXPECT_EQ(found[1]->field_path, "status.activeServiceStatus.rayClusterName");
+  EXPECT_EQ(found[1]->source, "cost-leaks.json item 12");
+  EXPECT_TRUE(Has(found[1]->message,
+                  "RayService serve-chat's active RayCluster serve-chat-raycluster-m5n6p has been suspended "
+                  "(spec.suspend true) for 3h 0m, though the RayService's spec asks for no suspension"))
+      << found[1]->message;
+  EXPECT_TRUE(Has(found[1]->message, "Running, it would ask for 3 Pod(s) requesting 20 CPU(s) and 2 GPU(s)."));
+  EXPECT_EQ(r.findings_by_rule.at("suspended-loop"), 2u);
+}
+
 TEST(Auditor, TheLimitsAndTheTimeDecide) {
   CostLeakLimits patient;
   patient.finished_job_grace = std::chrono::hours(72);
   patient.pending_cluster_limit = std::chrono::hours(2);
+  patient.suspended_limit = std::chrono::hours(3);
   const AuditReport r = AuditCostLeaks(patient);
   EXPECT_TRUE(Of(r, "finished-job-cluster").empty());
+  EXPECT_TRUE(Of(r, "suspended-loop").empty());
   EXPECT_TRUE(Of(r, "stuck-upgrade").empty());
   EXPECT_EQ(r.findings_by_rule.count("stuck-upgrade"), 0u);
   // Without a time, the rules over time are not run.
@@ -289,6 +318,7 @@ TEST(Auditor, TheLimitsAndTheTimeDecide) {
   const AuditReport untimed = auditor.Finish();
   EXPECT_TRUE(Of(untimed, "finished-job-cluster").empty());
   EXPECT_TRUE(Of(untimed, "stuck-upgrade").empty());
+  EXPECT_TRUE(Of(untimed, "suspended-loop").empty());
 }
 
 }  // namespace

@@ -94,6 +94,14 @@ TEST(StuckUpgrades, NoPendingClusterOrOneAlreadyGoneIsNoFinding) {
   EXPECT_TRUE(StuckUpgrades({{"ml", "serve", "", "serve-old", "never-made"}}, Clusters(), kNow, {}).empty());
 }
 
+TEST(StuckUpgrades, ASuspendedPendingClusterIsTheSuspendedLoopRulesNotThisOnes) {
+  std::map<ClusterKey, RayClusterFacts> clusters = Clusters();
+  clusters.at({"ml", "serve-new"}).suspended = true;  // kuberay #4686: it holds nothing, and is stuck otherwise
+  const RayServiceFacts s{"ml", "serve", "", "serve-old", "serve-new"};
+  EXPECT_TRUE(StuckUpgrades({s}, clusters, kNow, {}).empty());
+  EXPECT_FALSE(NextCostLeakDeadline({}, {s}, clusters, kNow - 3600, {}).has_value());
+}
+
 TEST(ShowAge, DaysHoursMinutesSeconds) {
   EXPECT_EQ(ShowAge(3 * 86400 + 4 * 3600 + 59), "3d 4h");
   EXPECT_EQ(ShowAge(2 * 3600 + 5 * 60), "2h 5m");

@@ -178,11 +178,11 @@ TEST_F(WatchedAuditTest, AGoneVersionIsListedAgainAndTheViewFollowsTheList) {
   Objects();
   // The first watch: 410. The list after it holds the second head, made while no watch ran.
   const Json expired = Event("ERROR", {{"kind", "Status"},
-                                      {"apiVersion", "v1"},
-                                      {"status", "Failure"},
-                                      {"message", "too old resource version: 1 (2)"},
-                                      {"reason", "Expired"},
-                                      {"code", 410}});
+                                       {"apiVersion", "v1"},
+                                       {"status", "Failure"},
+                                       {"message", "too old resource version: 1 (2)"},
+                                       {"reason", "Expired"},
+                                       {"code", 410}});
   Start(Json::array({Json::array({{{"apply", {{"type", "ADDED"}, {"object", second_head_}}}}, expired}),
                      Json::array({{{"hang", true}}})}));
   ASSERT_TRUE(Eventually([&] { return Lists("/api/v1/pods") >= 2; }));

@@ -56,6 +56,9 @@ struct RayClusterSpecView {
   bool enable_k8s_token_auth = false;
   // spec.tlsOptions.enabled (v1.7, feature gate RayClusterMTLS).
   bool tls_enabled = false;
+  // spec.suspend, read leniently and only by the audit's decoder (read_resources), for the
+  // suspended-loop rule: for a RayService, spec.rayClusterConfig.suspend.
+  bool suspend = false;
   bool has_head_group = false;
   RayGroupSpec head_group;
   std::vector<RayGroupSpec> worker_groups;
@@ -71,12 +74,22 @@ struct RayJobState {
   std::string_view cluster_name;                // status.rayClusterName
   bool shutdown_after_job_finishes = false;     // spec.shutdownAfterJobFinishes
   std::int64_t ttl_seconds_after_finished = 0;  // spec.ttlSecondsAfterFinished
+  bool suspend = false;                         // spec.suspend
+  std::string_view start_time;                  // status.startTime, RFC 3339 as written
 };
 
 // A RayService's two clusters (rayservice_types.go), read leniently as RayJobState is.
 struct RayServiceState {
   std::string_view active_cluster;   // status.activeServiceStatus.rayClusterName
   std::string_view pending_cluster;  // status.pendingServiceStatus.rayClusterName
+  bool suspend = false;              // spec.suspend (KubeRay v1.7.0)
+};
+
+// What a RayCluster's status says of its suspension (raycluster_types.go), read leniently as
+// RayJobState is, and only by the audit's decoder (read_resources).
+struct RayClusterState {
+  // status.conditions[type RayClusterSuspended].lastTransitionTime, when that condition's status is "True".
+  std::string_view suspended_since;
 };
 
 struct RayObject {
@@ -87,8 +100,9 @@ struct RayObject {
   std::optional<RayClusterSpecView> cluster;
   // RayJob spec.clusterSelector is set: KubeRay creates no cluster for it.
   bool uses_cluster_selector = false;
-  RayJobState job;          // a RayJob's; empty for the other kinds
-  RayServiceState service;  // a RayService's; empty for the other kinds
+  RayJobState job;                // a RayJob's; empty for the other kinds
+  RayServiceState service;        // a RayService's; empty for the other kinds
+  RayClusterState cluster_state;  // a RayCluster's; empty for the other kinds
   // The object's own JSON text, from '{' to its '}', for KubeRay's spec
   // checks, which read fields no view here keeps. Set by the decoders once
   // the object has read; empty when no decoder set it (an object built in code).

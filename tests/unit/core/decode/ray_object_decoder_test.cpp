@@ -193,5 +193,62 @@ TEST(RayObjectDecoder, TemplatesKeepTheirResourcesAndWorkerGroupsTheirReplicas) 
   EXPECT_FALSE(o.cluster->worker_groups.at(0).replicas);
 }
 
+// The suspended-loop rule's fields: a RayCluster's spec.suspend and RayClusterSuspended condition for the
+// audit alone (a review reads neither), a RayJob's spec.suspend and status.startTime, a RayService's
+// spec.suspend and spec.rayClusterConfig.suspend; each lenient.
+TEST(RayObjectDecoder, TheSuspensionOfEachKindIsReadForTheAudit) {
+  BareObject bare;
+  nlohmann::json cluster = ReviewObject("reviews/raycluster-sample.json");
+  cluster["spec"]["suspend"] = true;
+  cluster["status"] = {
+      {"state", "suspended"},
+      {"conditions",
+       {{{"type", "RayClusterSuspending"}, {"status", "False"}, {"lastTransitionTime", "2026-12-05T07:00:00Z"}},
+        "not a condition",
+        {{"lastTransitionTime", "2026-12-05T07:00:01Z"}, {"status", "True"}, {"type", "RayClusterSuspended"}}}}};
+  RayObject o;
+  ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o).failed());
+  EXPECT_FALSE(o.cluster->suspend);
+  EXPECT_TRUE(o.cluster_state.suspended_since.empty());
+  JsonReader r = Decode(bare, cluster, RayObjectKind::kRayCluster, &o, /*read_resources=*/true);
+  ASSERT_FALSE(r.failed()) << r.error();
+  EXPECT_TRUE(o.cluster->suspend);
+  EXPECT_EQ(o.cluster_state.suspended_since, "2026-12-05T07:00:01Z");
+  // Not True: not suspended since then. Malformed: absent.
+  cluster["status"]["conditions"][2]["status"] = "False";
+  ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o, true).failed());
+  EXPECT_TRUE(o.cluster_state.suspended_since.empty());
+  cluster["spec"]["suspend"] = "true";
+  cluster["status"]["conditions"] = {{"type", "RayClusterSuspended"}};
+  ASSERT_FALSE(Decode(bare, cluster, RayObjectKind::kRayCluster, &o, true).failed());
+  EXPECT_FALSE(o.cluster->suspend);
+  EXPECT_TRUE(o.cluster_state.suspended_since.empty());
+
+  nlohmann::json job = ReviewObject("reviews/rayjob-dupmount.json");
+  job["spec"]["suspend"] = true;
+  job["status"] = {{"jobDeploymentStatus", "Suspended"}, {"startTime", "2026-12-05T08:00:00Z"}};
+  r = Decode(bare, job, RayObjectKind::kRayJob, &o);
+  ASSERT_FALSE(r.failed()) << r.error();
+  EXPECT_TRUE(o.job.suspend);
+  EXPECT_EQ(o.job.start_time, "2026-12-05T08:00:00Z");
+  job["spec"]["suspend"] = 1;
+  job["status"]["startTime"] = 1;
+  ASSERT_FALSE(Decode(bare, job, RayObjectKind::kRayJob, &o).failed());
+  EXPECT_FALSE(o.job.suspend);
+  EXPECT_TRUE(o.job.start_time.empty());
+
+  nlohmann::json service = ReviewObject("reviews/rayservice-sample.json");
+  service["spec"]["suspend"] = true;
+  service["spec"]["rayClusterConfig"]["suspend"] = true;
+  ASSERT_FALSE(Decode(bare, service, RayObjectKind::kRayService, &o, true).failed());
+  EXPECT_TRUE(o.service.suspend);
+  EXPECT_TRUE(o.cluster->suspend);
+  service["spec"]["suspend"] = "no";
+  service["spec"]["rayClusterConfig"].erase("suspend");
+  ASSERT_FALSE(Decode(bare, service, RayObjectKind::kRayService, &o, true).failed());
+  EXPECT_FALSE(o.service.suspend);
+  EXPECT_FALSE(o.cluster->suspend);
+}
+
 }  // namespace
 }  // namespace ray_webhook
