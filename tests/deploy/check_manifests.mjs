@@ -45,6 +45,7 @@ const FLAG_VALUES = {
   "--log-level": ["trace", "debug", "info", "warn", "error", "critical", "off"],
   "--tls-min-version": ["1.2", "1.3"],
   "--audit-reports": ["openreports.io/v1alpha1", "wgpolicyk8s.io/v1alpha2", "off"],
+  "--audit-mode": ["watch", "list"],
 };
 const DURATION_FLAGS = ["--drain-delay", "--shutdown-grace", "--kube-api-timeout", "--idle-timeout",
   "--request-timeout", "--cert-reload-interval", "--audit-interval"];
