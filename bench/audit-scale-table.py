@@ -32,8 +32,11 @@ def main():
     print("|---|---|")
     print(f"| objects created (Nodes, namespaces, RayClusters, Pods) | {scale['create_seconds']} s "
           f"({num(pop.get('objects_per_second'))} RayClusters+Pods/s; {num(pop.get('seconds_per_1000_pods'))} s per 1,000 Pods) |")
-    print(f"| until KWOK had them all Running and went idle | {scale['settled_seconds']} s "
-          f"({scale.get('pods_not_running', '?')} Pods not Running then) |")
+    running = scale.get("all_pods_running")
+    if running is None:  # runs before the one-item page counted them
+        running = scale.get("pods_not_running") == 0
+    print(f"| until KWOK had them all Running and its CPU stopped falling | {scale['settled_seconds']} s "
+          f"(every Pod Running then: {'yes' if running else 'no'}) |")
     print(f"| CPU s over both: kube-apiserver, etcd, KWOK | {num(scale['cpu_seconds']['kube-apiserver'], '{:.0f}')}, "
           f"{num(scale['cpu_seconds']['etcd'], '{:.0f}')}, {num(scale['cpu_seconds']['kwok'], '{:.0f}')} |")
     print(f"| RSS MiB then: kube-apiserver, etcd, KWOK | {num(scale['rss_mib']['kube-apiserver'], '{:.0f}')}, "
