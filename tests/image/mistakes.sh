@@ -21,7 +21,7 @@ mistake() {
   root="$(buildah mount "$ctr")"
   ctr="$ctr" root="$root" bash -c "$*"
   buildah umount "$ctr" >/dev/null
-  buildah commit --quiet "$ctr" "oci-archive:$copy.oci.tar" >/dev/null
+  buildah commit --quiet --disable-compression=false "$ctr" "oci-archive:$copy.oci.tar" >/dev/null
   buildah rm "$ctr" >/dev/null
   cp "$base.spdx.json" "$copy.spdx.json"
   cp "$base.revision" "$copy.revision"
@@ -37,8 +37,15 @@ mistake() {
 mistake "runs as root" "user is numeric and not root" 'buildah config --user 0:0 "$ctr"'
 mistake "entrypoint without the certificate folder" "entrypoint is ray-webhook serve --cert-dir" \
   "buildah config --entrypoint '[\"ray-webhook\", \"serve\"]' \"\$ctr\""
-mistake "a bundled library left out" "every library of the binary is found" \
-  'rm "$root"/usr/local/lib/ray-webhook/libsimdjson.so.*; chroot "$root" ldconfig'
+mistake "a library left out" "every library of the binary is found" \
+  'rm "$root"/usr/lib/x86_64-linux-gnu/libsimdjson.so.*'
 mistake "the binary not executable by its user" "ray-webhook --version as" 'chmod 0700 "$root/usr/local/bin/ray-webhook"'
+mistake "a shell left in" "no shell and no package manager" 'mkdir -p "$root/bin" && cp /bin/dash "$root/bin/sh"'
+mistake "a file no record lists" "the image holds nothing but" 'cp /usr/bin/env "$root/usr/local/bin/env"'
+mistake "a library changed after its record" "every listed file is in the image with its checksum" \
+  'printf x >>"$root"/usr/lib/x86_64-linux-gnu/libfmt.so.9'
+mistake "a package's record left out" "each of the [0-9]* libraries it loads belongs to a package's record" \
+  'rm "$root"/var/lib/dpkg/status.d/libssl3 "$root"/var/lib/dpkg/status.d/libssl3.md5sums'
+mistake "twice the budget" "unpacked" 'head -c 9000000 /dev/urandom >"$root/usr/local/bin/ballast"'
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
