@@ -85,7 +85,7 @@ FROM scratch
 LABEL org.opencontainers.image.title="ray-webhook" \
       org.opencontainers.image.description="Kubernetes admission webhook for the Pods of KubeRay clusters"
 COPY --from=staged /out/ /
-ENV PATH=/usr/local/bin:/usr/bin
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # A numeric, non-root user, so Kubernetes' runAsNonRoot can check it.
 USER 65532:65532
 EXPOSE 8443
