@@ -238,7 +238,7 @@ jq -n --arg revision "$revision" --arg source "${IMAGE_SOURCE:-NOASSERTION}" --a
       externalParameters: {source: {uri: $source, revision: $revision}, dockerfile: "Dockerfile", binary: $binary},
       internalParameters: {SOURCE_DATE_EPOCH: $epoch, debian: {suite: $suite, mirror: $mirror, archiveDate: $archive_date}},
       resolvedDependencies: [
-        {uri: ("git+" + $source + "@" + $revision), digest: {gitCommit: $revision}},
+        ({name: "ray-webhook", digest: {gitCommit: $revision}} + if $source == "NOASSERTION" then {} else {uri: ("git+" + $source + "@" + $revision)} end),
         {name: ("debian-" + $suite + "-minbase"), digest: {sha256: $base_sha}, annotations: {archiveDate: $archive_date}}
       ]
     },
