@@ -142,7 +142,7 @@ if [ -n "$registry" ]; then
   else
     fail "cosign verify of $ref with $key: $(tail -2 <<<"$out" | tr '\n' ' ')"
   fi
-  for type in spdxjson slsaprovenance; do
+  for type in spdxjson slsaprovenance1; do
     if out="$(env "${env[@]}" "$cosign" verify-attestation --key "$key" --insecure-ignore-tlog=true --type "$type" "$ref" 2>&1 >/dev/null)"; then
       pass "cosign verify-attestation --type $type of $digest"
     else

@@ -79,7 +79,7 @@ http:
 	if err != nil {
 		return err
 	}
-	tlsConfig, err := r.caTLS()
+	tlsConfig, err := TrustCA(reg.CAFile)
 	if err != nil {
 		return err
 	}
@@ -162,15 +162,15 @@ func archiveDigest(archive string) (string, error) {
 	return index.Manifests[0].Digest, nil
 }
 
-// caTLS trusts the suite's CA alone.
-func (r *Running) caTLS() (*tls.Config, error) {
-	ca, err := os.ReadFile(r.path("pki", "ca.crt"))
+// TrustCA is a TLS client configuration that trusts the CA in FILE alone.
+func TrustCA(file string) (*tls.Config, error) {
+	ca, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(ca) {
-		return nil, fmt.Errorf("%s holds no certificate", r.path("pki", "ca.crt"))
+		return nil, fmt.Errorf("%s holds no certificate", file)
 	}
 	return &tls.Config{RootCAs: pool}, nil
 }
