@@ -65,6 +65,9 @@ need_tools() {
   command -v jq >/dev/null || missing+=(jq)
   command -v openssl >/dev/null || missing+=(openssl)
   command -v ip >/dev/null || missing+=(iproute2)
+  # The image is pushed, pulled and tampered with through the suite's registry (framework/registry.go, TestRegistry).
+  command -v skopeo >/dev/null || missing+=(skopeo)
+  command -v buildah >/dev/null || missing+=(buildah)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing ${missing[*]}"
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
