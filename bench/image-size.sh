@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# The size of ray-webhook's image, beside two images built here for scale:
+# The size of ray-webhook's image beside the controller-runtime peer's, in one run:
 #   bench/image-size.sh [--smoke] [ARCHIVE]     (default build/image/ray-webhook-VERSION.oci.tar)
-# - controller-runtime-peer (bench/peers) built as a distroless operator image
-#   is built: a static Go binary (CGO_ENABLED=0, -trimpath) on a base that
-#   holds what gcr.io/distroless/static:nonroot holds (the users root, nobody
-#   and nonroot 65532, /tmp, the CA certificates and the time zones), taken
-#   from Debian's packages, since no registry is reachable;
-# - ray-webhook on that same base: its stripped binary with every shared
-#   library it loads (glibc's included) and nothing else, to show what the
-#   Debian base costs. It is run once inside, as 65532, to show it works.
+# - ray-webhook: the image scripts/image.sh built (FROM scratch: the binary,
+#   the libraries it loads, the CA bundle, its users and its packages' dpkg
+#   records);
+# - controller-runtime-peer (bench/peers) built here as a distroless operator
+#   image: a static Go binary (CGO_ENABLED=0, -trimpath) on a base that holds
+#   what gcr.io/distroless/static:nonroot holds (the users root, nobody and
+#   nonroot 65532, /tmp, the CA certificates and the time zones), taken from
+#   Debian's packages, since no public registry is reachable.
 # Prints a table: each image's compressed size (its gzip layers, what a
-# registry stores and a node pulls) and unpacked size (its layers' tar
-# bytes). Needs root, buildah, skopeo and Go (PATH).
-# --smoke: the same run (there is no smaller one), failing when a size, the
-# library count or the binary's --version answer is missing or zero.
+# registry stores and a node pulls), unpacked size (its layers' tar bytes),
+# and ray-webhook's share of the peer's, against the budget (at most 20 MB
+# unpacked and 8 MB compressed, half the peer's). Needs root, buildah, skopeo
+# and Go (PATH).
+# --smoke: the same run (there is no smaller one), failing when a size is
+# missing or zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
@@ -88,47 +90,24 @@ buildah config --user 65532:65532 --entrypoint '["/manager"]' "$peer"
 buildah umount "$peer" >/dev/null
 commit "$peer" peer
 
-echo "ray-webhook on the same base" >&2
-shipped="$(buildah from --quiet "oci-archive:$archive")"
-ctrs+=("$shipped")
-shipped_root="$(buildah mount "$shipped")"
-small="$(buildah from --quiet scratch)"
-ctrs+=("$small")
-root="$(buildah mount "$small")"
-static_base "$root"
-install -D -m 0755 "$shipped_root/usr/local/bin/ray-webhook" "$root/usr/local/bin/ray-webhook"
-# Every library the binary loads, at the path the loader finds it by itself
-# (Debian's glibc searches /lib/x86_64-linux-gnu with no ld.so.cache).
-chroot "$shipped_root" ldd /usr/local/bin/ray-webhook | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' |
-  while read -r lib; do
-    real="$(chroot "$shipped_root" readlink -f "$lib")"
-    case "$lib" in
-      */ld-linux*) install -D -m 0755 "$shipped_root$real" "$root$lib" ;;
-      *) install -D -m 0644 "$shipped_root$real" "$root/lib/x86_64-linux-gnu/${lib##*/}" ;;
-    esac
-  done
-out="$(chroot --userspec=65532:65532 "$root" /usr/local/bin/ray-webhook --version)"
-echo "ray-webhook on the static base runs: $out" >&2
-[ "$smoke" = 0 ] || [ -n "$out" ] || { echo "image-size.sh: --smoke: ray-webhook --version printed nothing" >&2; exit 1; }
-buildah config --user 65532:65532 --entrypoint '["/usr/local/bin/ray-webhook", "serve", "--cert-dir", "/tmp/k8s-webhook-server/serving-certs"]' "$small"
-buildah umount "$small" >/dev/null
-commit "$small" small
-
 row() {
-  local s
-  read -r -a s < <(sizes "$2")
-  if [ "$smoke" = 1 ] && ! { [ "${s[0]:-0}" -gt 0 ] && [ "${s[1]:-0}" -gt 0 ]; } 2>/dev/null; then
-    echo "image-size.sh: --smoke: no size for $1 ($2): '${s[*]}'" >&2
-    exit 1
-  fi
-  awk -v n="$1" -v c="${s[0]}" -v u="${s[1]}" -v note="$3" \
+  awk -v n="$1" -v c="$2" -v u="$3" -v note="$4" \
     'BEGIN { printf "| %s | %.1f MB | %.1f MB | %s |\n", n, c / 1e6, u / 1e6, note }'
 }
+read -r -a own < <(sizes "$archive")
+read -r -a peer_sizes < <(sizes "$work/peer.oci.tar")
+if [ "$smoke" = 1 ] && ! { [ "${own[0]:-0}" -gt 0 ] && [ "${own[1]:-0}" -gt 0 ] && [ "${peer_sizes[0]:-0}" -gt 0 ] && [ "${peer_sizes[1]:-0}" -gt 0 ]; } 2>/dev/null; then
+  echo "image-size.sh: --smoke: a size is missing: ray-webhook '${own[*]}', peer '${peer_sizes[*]}'" >&2
+  exit 1
+fi
+packages="$(buildah from --quiet "oci-archive:$archive")"
+ctrs+=("$packages")
+records="$(ls "$(buildah mount "$packages")/var/lib/dpkg/status.d" | grep -vc '\.md5sums$')"
 echo "| image | compressed | unpacked | contents |"
 echo "|---|---:|---:|---|"
-bundled="$(tar -tf "$archive" >/dev/null && chroot "$shipped_root" ls /usr/local/lib/ray-webhook | wc -l)"
-[ "$smoke" = 0 ] || [ "${bundled:-0}" -gt 0 ] || { echo "image-size.sh: --smoke: no bundled libraries in $archive" >&2; exit 1; }
-row "ray-webhook $version (shipped)" "$archive" "Debian 12 minbase, the binary, $bundled bundled libraries"
-row "ray-webhook on a distroless-style base" "$work/small.oci.tar" "the binary and every library it loads, passwd, CA certificates, time zones"
-row "controller-runtime peer, distroless-style" "$work/peer.oci.tar" "static Go binary ($(du -b "$work/manager" | cut -f1 | awk '{printf "%.1f MB", $1/1e6}')), passwd, CA certificates, time zones"
+row "ray-webhook $version" "${own[0]}" "${own[1]}" "the stripped binary, the libraries it loads from $records Debian packages (with their records), CA certificates, passwd"
+row "controller-runtime peer, distroless-style" "${peer_sizes[0]}" "${peer_sizes[1]}" "static Go binary ($(du -b "$work/manager" | cut -f1 | awk '{printf "%.1f MB", $1/1e6}')), passwd, CA certificates, time zones"
+awk -v c="${own[0]}" -v u="${own[1]}" -v pc="${peer_sizes[0]}" -v pu="${peer_sizes[1]}" 'BEGIN {
+  printf "| ray-webhook / peer | %.2f | %.2f | budget: at most 8 MB compressed and 20 MB unpacked, %s |\n", c / pc, u / pu,
+    (c <= 8e6 && u <= 20e6) ? "held" : "EXCEEDED" }'
 [ "$smoke" = 0 ] || echo "image-size.sh: --smoke: every figure present"

@@ -65,6 +65,9 @@ need_tools() {
   command -v jq >/dev/null || missing+=(jq)
   command -v openssl >/dev/null || missing+=(openssl)
   command -v ip >/dev/null || missing+=(iproute2)
+  # The image is pushed, pulled and tampered with through the suite's registry (framework/registry.go, TestRegistry).
+  command -v skopeo >/dev/null || missing+=(skopeo)
+  command -v buildah >/dev/null || missing+=(buildah)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing ${missing[*]}"
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
@@ -130,6 +133,9 @@ build_all() {
   build e2e-cluster "$e2e" ./cmd/e2e-cluster || ok=1
   # Helm for charts/ray-webhook (checks 25a to 25c); the other checks run without it.
   build helm "$e2e/helm" helm.sh/helm/v3/cmd/helm || log "helm did not build (see $bin/helm.build.log)"
+  # The image as users pull it (framework/registry.go): distribution's registry and cosign.
+  build registry "$e2e/registry" github.com/distribution/distribution/v3/cmd/registry || ok=1
+  build cosign "$e2e/cosign" github.com/sigstore/cosign/v2/cmd/cosign || ok=1
   # cert-manager's controller and cainjector for TestCertManager (tests/e2e/cert-manager/main.go).
   build cert-manager "$e2e/cert-manager" . || log "cert-manager did not build (see $bin/cert-manager.build.log)"
   for r in $(operator_releases); do

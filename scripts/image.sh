@@ -3,6 +3,16 @@
 #   scripts/image.sh            the base (cached), the image, its OCI archive,
 #                               digest and software bill of materials
 #   scripts/image.sh --base     only the Debian 12 base
+#   scripts/image.sh --push REGISTRY [--archive FILE] [--ca-file CA] [--sign KEY]
+#                               push the archive (default this version's) to
+#                               REGISTRY/ray-webhook:VERSION, digest unchanged,
+#                               and print REGISTRY/ray-webhook@DIGEST; with
+#                               --sign, cosign signs that digest with KEY (a
+#                               cosign key file, its password in COSIGN_PASSWORD)
+#                               and attaches the SBOM and the provenance as
+#                               attestations, with no transparency log. cosign
+#                               is $COSIGN, else tests/e2e/.bin/cosign
+#                               (scripts/e2e.sh --build builds it), else PATH's.
 # 1. The base: debootstrap --variant=minbase bookworm from Debian's packages,
 #    pruned of logs, caches and per-machine files, every mtime clamped to the
 #    commit's time, imported as localhost/debian:bookworm-slim. Cached in
@@ -13,10 +23,12 @@
 #    one commit give one digest, and the OCI labels version, revision, source
 #    and licenses.
 # 3. build/image/ray-webhook-VERSION.oci.tar, .digest (the manifest's
-#    sha256), .spdx.json (SPDX 2.3: ray-webhook, the Debian packages of the
-#    base, and each bundled library with the package it was copied from) and
-#    .revision; an archive of the same commit is reused (IMAGE_REBUILD=1 to
-#    build it again).
+#    sha256), .spdx.json (SPDX 2.3: ray-webhook and the Debian packages its
+#    files came from, as the image's var/lib/dpkg/status.d records them),
+#    .provenance.json (an SLSA v1 provenance predicate: the commit, the
+#    Dockerfile, the Debian archive's date the base was made from, the
+#    builder) and .revision; an archive of the same commit is reused
+#    (IMAGE_REBUILD=1 to build it again).
 # IMAGE_BINARY=build/ray-webhook hands the Dockerfile (BINARY=context) a binary
 # that scripts/build.sh has just built from this work tree, instead of
 # compiling it again inside the build (scripts/test.sh does so); used only
@@ -30,13 +42,26 @@ cd "$(dirname "$0")/.."
 repo="$(pwd)"
 out="$repo/build/image"
 base_only=0
-[ "${1:-}" = "--base" ] && base_only=1
+push=""
+push_archive=""
+ca_file=""
+sign_key=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --base) base_only=1; shift ;;
+    --push) push="${2:?--push needs a registry}"; shift 2 ;;
+    --archive) push_archive="${2:?}"; shift 2 ;;
+    --ca-file) ca_file="${2:?}"; shift 2 ;;
+    --sign) sign_key="${2:?}"; shift 2 ;;
+    *) echo "image.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
 
 log() { printf '%s image: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 missing=()
-for t in buildah:buildah debootstrap:debootstrap skopeo:skopeo python3:python3; do
+for t in buildah:buildah debootstrap:debootstrap skopeo:skopeo python3:python3 jq:jq; do
   command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -52,6 +77,43 @@ revision="$(git rev-parse HEAD)"
 epoch="$(git log -1 --format=%ct HEAD)"
 export SOURCE_DATE_EPOCH="$epoch"
 mkdir -p "$out/base"
+
+# ---------------------------------------------------------------- push
+# push_image ARCHIVE: to $push/ray-webhook:VERSION, then signed and attested.
+push_image() {
+  local archive="$1" digest ref certs cosign
+  local stem="${archive%.oci.tar}"
+  digest="$(cat "$stem.digest" 2>/dev/null)" || die "no $stem.digest beside $archive"
+  certs="$(mktemp -d)"
+  [ -z "$ca_file" ] || cp "$ca_file" "$certs/ca.crt"
+  skopeo copy --quiet --preserve-digests --dest-cert-dir "$certs" \
+    "oci-archive:$archive" "docker://$push/ray-webhook:$version" >&2 || die "skopeo copy to $push failed"
+  local pushed
+  pushed="$(skopeo inspect --cert-dir "$certs" --format '{{.Digest}}' "docker://$push/ray-webhook@$digest")" \
+    || die "$push does not serve ray-webhook@$digest after the push"
+  rm -rf "$certs"
+  [ "$pushed" = "$digest" ] || die "$push serves $pushed, not $digest"
+  ref="$push/ray-webhook@$digest"
+  log "pushed $ref (tag $version)"
+  if [ -n "$sign_key" ]; then
+    cosign="${COSIGN:-$repo/tests/e2e/.bin/cosign}"
+    [ -x "$cosign" ] || cosign="$(command -v cosign)" || die "no cosign (COSIGN, tests/e2e/.bin/cosign or PATH)"
+    local -a env=(COSIGN_PASSWORD="${COSIGN_PASSWORD:-}")
+    [ -z "$ca_file" ] || env+=(SSL_CERT_FILE="$ca_file")
+    env "${env[@]}" "$cosign" sign --yes --key "$sign_key" --tlog-upload=false "$ref" >&2 \
+      || die "cosign sign $ref failed"
+    env "${env[@]}" "$cosign" attest --yes --key "$sign_key" --tlog-upload=false --type spdxjson \
+      --predicate "$stem.spdx.json" "$ref" >&2 || die "cosign attest (SBOM) $ref failed"
+    env "${env[@]}" "$cosign" attest --yes --key "$sign_key" --tlog-upload=false --type slsaprovenance1 \
+      --predicate "$stem.provenance.json" "$ref" >&2 || die "cosign attest (provenance) $ref failed"
+    log "signed $ref, SBOM and provenance attached"
+  fi
+  echo "$ref"
+}
+if [ -n "$push" ]; then
+  push_image "${push_archive:-$out/ray-webhook-$version.oci.tar}"
+  exit 0
+fi
 
 # ---------------------------------------------------------------- the base
 suite=bookworm
@@ -163,5 +225,24 @@ python3 scripts/image_sbom.py --root "$root" --name ray-webhook --version "$vers
   --digest "$digest" --epoch "$epoch" >"$out/ray-webhook-$version.spdx.json"
 buildah umount "$ctr" >/dev/null
 buildah rm "$ctr" >/dev/null
+# The provenance: what was built, from what, by what (SLSA v1; no clock read:
+# the same build gives the same statement).
+jq -n --arg revision "$revision" --arg source "${IMAGE_SOURCE:-NOASSERTION}" --arg binary "$binary" \
+  --arg epoch "$epoch" --arg suite "$suite" --arg mirror "$mirror" \
+  --arg archive_date "$(date -u -d "@$(cat "$out/base/epoch")" +%Y-%m-%dT%H:%M:%SZ)" \
+  --arg base_sha "$(sha256sum "$out/base/rootfs.tar" | cut -d' ' -f1)" \
+  --arg buildah "$(buildah --version | awk '{print $3}')" \
+  --arg debootstrap "$(dpkg-query -W -f '${Version}' debootstrap)" '{
+    buildDefinition: {
+      buildType: "urn:ray-webhook:scripts/image.sh:v1",
+      externalParameters: {source: {uri: $source, revision: $revision}, dockerfile: "Dockerfile", binary: $binary},
+      internalParameters: {SOURCE_DATE_EPOCH: $epoch, debian: {suite: $suite, mirror: $mirror, archiveDate: $archive_date}},
+      resolvedDependencies: [
+        ({name: "ray-webhook", digest: {gitCommit: $revision}} + if $source == "NOASSERTION" then {} else {uri: ("git+" + $source + "@" + $revision)} end),
+        {name: ("debian-" + $suite + "-minbase"), digest: {sha256: $base_sha}, annotations: {archiveDate: $archive_date}}
+      ]
+    },
+    runDetails: {builder: {id: "urn:ray-webhook:scripts/image.sh", version: {buildah: $buildah, debootstrap: $debootstrap}}}
+  }' >"$out/ray-webhook-$version.provenance.json"
 echo "$revision" >"$out/ray-webhook-$version.revision"
 log "$archive ($(du -m "$archive" | cut -f1) MB), $digest"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The software bill of materials of the ray-webhook image, as SPDX 2.3 JSON.
 
-Reads the image's root filesystem (ROOT): the Debian packages dpkg recorded
-(var/lib/dpkg/status), the libraries the build copied in with the package each
-came from (usr/local/share/ray-webhook/bundled-libraries.tsv, written by the
-Dockerfile), and ray-webhook itself. Prints the document on stdout; the same
-image gives the same document (no clock is read: created is --epoch).
+Reads the image's root filesystem (ROOT): the Debian packages its files came
+from, as the image records them (one dpkg status record per package in
+var/lib/dpkg/status.d/, and PACKAGE.md5sums naming the files it ships), and
+ray-webhook itself. Prints the document on stdout; the same image gives the
+same document (no clock is read: created is --epoch).
 """
 import argparse
 import datetime
@@ -13,35 +13,31 @@ import json
 import os
 import sys
 
-BUNDLED = "usr/local/share/ray-webhook/bundled-libraries.tsv"
+STATUS_D = "var/lib/dpkg/status.d"
 
 
 def dpkg_packages(root):
-    """Installed packages of ROOT's dpkg database: (name, version, arch)."""
-    packages, fields = [], {}
-    with open(os.path.join(root, "var/lib/dpkg/status"), encoding="utf-8") as status:
-        for line in list(status) + ["\n"]:
-            if line.strip() == "":
-                if fields.get("Status", "").endswith(" installed"):
-                    packages.append((fields["Package"], fields["Version"], fields.get("Architecture", "all")))
-                fields = {}
-            elif not line[0].isspace() and ":" in line:
-                key, value = line.split(":", 1)
-                fields[key] = value.strip()
-    return sorted(packages)
-
-
-def bundled_libraries(root):
-    """(file, package, version) of each library copied next to the binary."""
-    path = os.path.join(root, BUNDLED)
-    rows = []
-    with open(path, encoding="utf-8") as tsv:
-        for line in tsv:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) != 3 or not all(parts):
-                sys.exit(f"{BUNDLED}: not FILE<TAB>PACKAGE<TAB>VERSION: {line!r}")
-            rows.append(tuple(parts))
-    return sorted(rows)
+    """(name, version, arch, files) of each package of ROOT's status.d."""
+    folder = os.path.join(root, STATUS_D)
+    packages = []
+    for entry in sorted(os.listdir(folder)):
+        if entry.endswith(".md5sums"):
+            continue
+        fields = {}
+        with open(os.path.join(folder, entry), encoding="utf-8") as record:
+            for line in record:
+                if line.strip() and not line[0].isspace() and ":" in line:
+                    key, value = line.split(":", 1)
+                    fields[key] = value.strip()
+        if not fields.get("Status", "").endswith(" installed") or fields.get("Package") != entry:
+            sys.exit(f"{STATUS_D}/{entry}: not the installed package's record ({fields.get('Package')!r})")
+        files = []
+        sums = os.path.join(folder, entry + ".md5sums")
+        if os.path.exists(sums):
+            with open(sums, encoding="utf-8") as listing:
+                files = ["/" + line.split(None, 1)[1].strip() for line in listing if line.strip()]
+        packages.append((fields["Package"], fields["Version"], fields.get("Architecture", "all"), files))
+    return packages
 
 
 def spdx_id(kind, name):
@@ -84,15 +80,10 @@ def main():
     def relate(kind, ident):
         relationships.append({"spdxElementId": own, "relationshipType": kind, "relatedSpdxElement": ident})
 
-    installed = dpkg_packages(a.root)
-    arch = {name: pkg_arch for name, _, pkg_arch in installed}
-    for name, version, pkg_arch in installed:
-        packages.append(debian(name, spdx_id("Deb", name), version, pkg_arch))
+    for name, version, pkg_arch, files in dpkg_packages(a.root):
+        packages.append(debian(name, spdx_id("Deb", name), version, pkg_arch,
+                               comment="files: " + ", ".join(files)))
         relate("CONTAINS", spdx_id("Deb", name))
-    for library, name, version in bundled_libraries(a.root):
-        packages.append(debian(name, spdx_id("Bundled", library), version, arch.get(name, "amd64"),
-                               comment=f"/usr/local/lib/{a.name}/{library}, copied from the build stage"))
-        relate("DEPENDS_ON", spdx_id("Bundled", library))
     document = {
         "spdxVersion": "SPDX-2.3",
         "dataLicense": "CC0-1.0",

@@ -13,7 +13,7 @@ packages=(
   openssl ca-certificates
 )
 if [ "${1:-}" = "--runtime" ]; then
-  packages=(libssl3 libsimdjson14 libfmt9 libprometheus-cpp-core1.0 libyaml-cpp0.7 binutils)
+  packages=(libssl3 libsimdjson14 libfmt9 libprometheus-cpp-core1.0 libyaml-cpp0.7 binutils ca-certificates)
 fi
 if [ "${1:-}" = "--test" ]; then
   # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.

@@ -7,12 +7,13 @@
 #  2. a build with AddressSanitizer and UBSan, and the unit, integration and
 #     replay tests under it, and the server's shutdown and edge cases;
 #  3. the libFuzzer targets for 60 seconds (FUZZ_SECONDS to change), then the
-#     container image (scripts/image.sh) and its checks (tests/image/), and the
-#     --smoke runs of bench/image-size.sh and bench/peers.sh;
+#     container image (scripts/image.sh), and the --smoke runs of
+#     bench/image-size.sh and bench/peers.sh;
 #  4. the end-to-end suite on a whole cluster (kube-apiserver, etcd, the
 #     controllers, the scheduler, KWOK, CoreDNS) and KubeRay operators: the Go
 #     suite, whose framework brings the cluster up, with ray-webhook run from
 #     the image (scripts/e2e.sh; needs root for its network namespace). Its Go builds start right after the first build.
+#     Before it, the image's checks with a registry of their own (tests/image/signed.sh: check.sh, mistakes.sh).
 #     Then bench/apiserver.sh --smoke on a control plane of its own.
 # `scripts/test.sh --quick` runs step 1 only. Ends with one "N passed, N failed" line.
 set -euo pipefail
@@ -70,16 +71,10 @@ if [ "${1:-}" != "--quick" ]; then
   bash fuzz/run.sh "${FUZZ_SECONDS:-60}"
   total=$((total + 1))
 
-  phase "the image users install (scripts/image.sh: debootstrap base, buildah), checked (tests/image/)"
+  phase "the image users install (scripts/image.sh: debootstrap base, buildah)"
   # The binary step 1 built from this tree goes into the image as it is (BINARY=context).
   IMAGE_BINARY=build/ray-webhook bash scripts/image.sh
   version="$(sed -n 's/^project(ray-webhook VERSION \([0-9][0-9.]*\) .*/\1/p' CMakeLists.txt)"
-  for check in check mistakes; do
-    bash "tests/image/$check.sh" | tee "$log"
-    n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
-    [ -n "$n" ] || { echo "tests/image/$check.sh failed"; exit 1; }
-    total=$((total + n))
-  done
   # The bench/ scripts CTest cannot run, in their --smoke mode (bench/CMakeLists.txt runs the others).
   phase "the image's size beside the Go peer's, and the server against its peers (bench/ --smoke)"
   bash bench/image-size.sh --smoke "build/image/ray-webhook-$version.oci.tar"
@@ -89,6 +84,11 @@ if [ "${1:-}" != "--quick" ]; then
   phase "end to end: a real cluster and KubeRay operators built from Go modules (scripts/e2e.sh)"
   wait "$go_build_pid" || { cat "$go_build_log"; echo "scripts/e2e.sh --build failed"; exit 1; }
   cat "$go_build_log"
+  phase "the image checked, pushed to a registry, signed and verified, and its mistakes (tests/image/signed.sh)"
+  bash tests/image/signed.sh "build/image/ray-webhook-$version.oci.tar" | tee "$log"
+  n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)
+  [ -n "$n" ] || { echo "tests/image/signed.sh failed"; exit 1; }
+  total=$((total + n))
   phase "the end-to-end suite"
   E2E_IMAGE="build/image/ray-webhook-$version.oci.tar" E2E_GO_P="${E2E_GO_P:-2}" bash scripts/e2e.sh | tee "$log"
   n=$(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -n1)

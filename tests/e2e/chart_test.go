@@ -16,9 +16,13 @@ package e2e
 //	                      the two Ray Pod entries alone, a worker is still mutated, Pods without
 //	                      ray.io/cluster (or with an empty one) are stored with no review, and with the
 //	                      replica stopped the worker is refused while such a Pod is created
-//	install-upgrade       helm install (self-signed, --create-namespace), helm upgrade replicas=3: the
-//	                      Secret's tls.crt and the caBundle are kept (the chart's lookup), the caBundle is
-//	                      the Secret's ca.crt; helm uninstall leaves nothing
+//	install-upgrade       the package and a second version of it (next patch, -e2e) pushed with helm push
+//	                      to the suite's registry as OCI artifacts; helm install from oci:// by version
+//	                      (self-signed, --create-namespace) with the image from that registry by digest,
+//	                      helm upgrade to the second version with replicas=3: the Deployment names the
+//	                      image by digest and each chart version in turn, the Secret's tls.crt and the
+//	                      caBundle are kept (the chart's lookup), the caBundle is the Secret's ca.crt;
+//	                      helm uninstall leaves nothing
 
 import (
 	"bytes"
@@ -388,14 +392,46 @@ func testChartInstallUpgrade(t *testing.T) {
 	ctx := context.Background()
 	const release, secret = "rw-helm", "rw-helm-ray-webhook-serving-cert"
 	ns := "e2e-helm-" + randomName()
-	chart := chartPackage(t)
+	if c.Registry == nil {
+		t.Fatalf("no registry: the suite pushes the chart where the image is (E2E_IMAGE unset)")
+	}
+	reg := c.Registry
+	repository, digest, _ := strings.Cut(reg.ImageRef, "@")
+	// The package, and a second version of it, as OCI artifacts in the registry.
+	first := chartVersionOf(t, chartPackage(t))
+	second := nextPatch(t, first) + "-e2e"
+	secondDir := filepath.Join(c.Work, "go-chart", "second")
+	if _, err := chartHelm(t, "package", filepath.Join(c.Repo, "charts", "ray-webhook"), "--version", second, "--destination", secondDir); err != nil {
+		t.Fatalf("%v", err)
+	}
+	for _, tgz := range []string{chartPackage(t), filepath.Join(secondDir, "ray-webhook-"+second+".tgz")} {
+		if _, err := chartHelm(t, "push", tgz, "oci://"+reg.Host+"/charts", "--ca-file", reg.CAFile); err != nil {
+			t.Fatalf("%v", err)
+		}
+	}
+	chart := "oci://" + reg.Host + "/charts/ray-webhook"
 	// Its webhooks call a Service without endpoints: Ignore, and the release goes at once.
-	common := []string{"--namespace", ns, "--set", "certificates.source=self-signed",
-		"--set", "webhooks.mutate.failurePolicy=Ignore", "--set", "webhooks.validate.failurePolicy=Ignore"}
+	common := []string{"--namespace", ns, "--ca-file", reg.CAFile, "--set", "certificates.source=self-signed",
+		"--set", "webhooks.mutate.failurePolicy=Ignore", "--set", "webhooks.validate.failurePolicy=Ignore",
+		"--set", "image.repository=" + repository, "--set", "image.digest=" + digest}
+	deployed := func(version string) *appsv1.Deployment {
+		t.Helper()
+		d, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, "rw-helm-ray-webhook", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("Deployment %s/rw-helm-ray-webhook: %v", ns, err)
+		}
+		if got := d.Labels["helm.sh/chart"]; got != "ray-webhook-"+version {
+			t.Errorf("the Deployment is of chart %q, want ray-webhook-%s", got, version)
+		}
+		if got := d.Spec.Template.Spec.Containers[0].Image; got != reg.ImageRef {
+			t.Errorf("the Deployment's image is %q, want %s (by digest)", got, reg.ImageRef)
+		}
+		return d
+	}
 	t.Cleanup(func() {
 		_ = c.Kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
-	if _, err := chartHelm(t, append([]string{"install", release, chart, "--create-namespace"}, common...)...); err != nil {
+	if _, err := chartHelm(t, append([]string{"install", release, chart, "--version", first, "--create-namespace"}, common...)...); err != nil {
 		t.Fatalf("%v", err)
 	}
 	uninstalled := false
@@ -422,20 +458,20 @@ func testChartInstallUpgrade(t *testing.T) {
 		}
 		return s.Data["tls.crt"], s.Data["ca.crt"], bundle
 	}
+	deployed(first)
 	crt1, secretCA, ca1 := read()
 	if len(crt1) == 0 || !bytes.Equal(ca1, secretCA) {
 		t.Errorf("after install: tls.crt %d bytes; caBundle equals the Secret's ca.crt: %v", len(crt1), bytes.Equal(ca1, secretCA))
 	}
-	if _, err := chartHelm(t, append([]string{"upgrade", release, chart, "--set", "replicas=3"}, common...)...); err != nil {
+	if _, err := chartHelm(t, append([]string{"upgrade", release, chart, "--version", second, "--set", "replicas=3"}, common...)...); err != nil {
 		t.Fatalf("%v", err)
 	}
 	crt2, _, ca2 := read()
 	if !bytes.Equal(crt1, crt2) || !bytes.Equal(ca1, ca2) {
 		t.Errorf("helm upgrade made a new pair (%v) or caBundle (%v)", !bytes.Equal(crt1, crt2), !bytes.Equal(ca1, ca2))
 	}
-	d, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, "rw-helm-ray-webhook", metav1.GetOptions{})
-	if err != nil || d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
-		t.Errorf("helm upgrade did not apply replicas=3 (%v)", err)
+	if d := deployed(second); d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Errorf("helm upgrade did not apply replicas=3")
 	}
 	if _, err := chartHelm(t, "uninstall", release, "--namespace", ns); err != nil {
 		t.Fatalf("%v", err)
@@ -444,7 +480,28 @@ func testChartInstallUpgrade(t *testing.T) {
 	if _, err := c.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, "rw-helm-ray-webhook", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the release's webhooks remain after uninstall (get: %v)", err)
 	}
-	t.Logf("helm install, upgrade (replicas=3) and uninstall of %s in %s: the serving pair and caBundle kept across the upgrade", release, ns)
+	t.Logf("helm install of %s %s and upgrade to %s (replicas=3), image %s, then uninstall of %s in %s: the serving pair and caBundle kept across the upgrade",
+		chart, first, second, reg.ImageRef, release, ns)
+}
+
+// chartVersionOf is the version in a chart package's name (ray-webhook-VERSION.tgz).
+func chartVersionOf(t *testing.T, tgz string) string {
+	t.Helper()
+	v, ok := strings.CutSuffix(strings.TrimPrefix(filepath.Base(tgz), "ray-webhook-"), ".tgz")
+	if !ok || v == "" {
+		t.Fatalf("%s is not ray-webhook-VERSION.tgz", tgz)
+	}
+	return v
+}
+
+// nextPatch is MAJOR.MINOR.(PATCH+1) of a MAJOR.MINOR.PATCH version.
+func nextPatch(t *testing.T, v string) string {
+	t.Helper()
+	var major, minor, patch int
+	if n, err := fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch); n != 3 || err != nil {
+		t.Fatalf("version %q is not MAJOR.MINOR.PATCH: %v", v, err)
+	}
+	return fmt.Sprintf("%d.%d.%d", major, minor, patch+1)
 }
 
 func lastLinesOf(s string, n int) string {

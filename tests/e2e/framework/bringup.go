@@ -46,13 +46,14 @@ type Running struct {
 	Work       string
 	ClusterEnv string // WORK/cluster.env, for Attach (E2E_CLUSTER_ENV)
 
-	opts    BringUpOptions
-	procsMu sync.Mutex
-	procs   []*daemon
-	netns   string
-	route   string
-	image   *Image
-	env     clusterEnv
+	opts     BringUpOptions
+	procsMu  sync.Mutex
+	procs    []*daemon
+	netns    string
+	route    string
+	image    *Image
+	registry *Registry
+	env      clusterEnv
 	// webhookProber probes the shipped replica while this process runs.
 	webhookProber *prober
 }
@@ -128,8 +129,8 @@ func BringUp(opts BringUpOptions) (r *Running, err error) {
 		run  func() error
 	}{
 		{"copying ray-webhook", r.copyServer},
-		{"unpacking ray-webhook's image", r.openImage},
 		{"making certificates", r.makePKI},
+		{"starting the registry; pushing, signing, verifying and pulling ray-webhook's image", r.startRegistry},
 		{"making the network namespace", r.makeNetns},
 		{"making the Pod range local", r.makePodRange},
 		{"starting etcd", r.startEtcd},
@@ -527,20 +528,6 @@ func KeepOperator(work, release string) error {
 	fmt.Fprintln(f, processLine(d))
 	f.Close()
 	return d.waitReady(plainProbe(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)), 90*time.Second)
-}
-
-// openImage unpacks Image, when given, into WORK/image.
-func (r *Running) openImage() error {
-	if r.opts.Image == "" {
-		return nil
-	}
-	im, err := openImage(r.opts.Image, r.path("image"))
-	if err != nil {
-		return err
-	}
-	r.image = im
-	r.logf("ray-webhook from the image %s: entrypoint %q as user %s", r.opts.Image, im.Entrypoint, im.User)
-	return nil
 }
 
 // kube is a client of the cluster with the admin kubeconfig.

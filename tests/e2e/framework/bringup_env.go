@@ -71,6 +71,10 @@ func (r *Running) writeClusterEnv() error {
 		lines = append(lines, [][2]string{{"IMAGE_ARCHIVE", im.Archive}, {"IMAGE_ROOTFS", im.Rootfs}, {"IMAGE_ENTRYPOINT", string(entrypoint)}, {"IMAGE_USER", im.User},
 			{"IMAGE_ENV", string(env)}}...)
 	}
+	if reg := r.registry; reg != nil {
+		lines = append(lines, [][2]string{{"REGISTRY", reg.Host}, {"REGISTRY_CA", reg.CAFile}, {"REGISTRY_CERTS", reg.CertsDir},
+			{"COSIGN_KEY", reg.CosignKey}, {"COSIGN_PUB", reg.CosignPub}, {"IMAGE_REF", reg.ImageRef}}...)
+	}
 	var b strings.Builder
 	for _, kv := range lines {
 		fmt.Fprintf(&b, "%s=%s\n", kv[0], kv[1])

@@ -19,7 +19,8 @@ import (
 )
 
 // makePKI writes PKI/: a CA, kube-apiserver's serving pair, the admin client
-// pair (group system:masters) and the service-account signing key pair,
+// pair (group system:masters), the image registry's serving pair and the
+// service-account signing key pair,
 // valid for two days. ray-webhook's own pair comes from deploy/ (installDeploy).
 func (r *Running) makePKI() error {
 	now := time.Now()
@@ -78,6 +79,18 @@ func (r *Running) makePKI() error {
 		Subject:         pkix.Name{CommonName: "kube-apiserver"},
 		ExtKeyUsage:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		ExtraExtensions: []pkix.Extension{san},
+	}); err != nil {
+		return err
+	}
+	// The image registry's serving pair (registry.go), on loopback.
+	registrySAN, err := subjectAltNames([]string{"localhost"}, []net.IP{net.ParseIP("127.0.0.1").To4()})
+	if err != nil {
+		return err
+	}
+	if err := leaf("registry", &x509.Certificate{
+		Subject:         pkix.Name{CommonName: "e2e-registry"},
+		ExtKeyUsage:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtraExtensions: []pkix.Extension{registrySAN},
 	}); err != nil {
 		return err
 	}

@@ -62,6 +62,10 @@ type Cluster struct {
 	// Image is ray-webhook's image when the replicas run from it (IMAGE_*:
 	// BringUpOptions.Image), else nil: they run RAY_WEBHOOK.
 	Image *Image
+	// Registry is the suite's image registry, what was pushed to it and the
+	// run's cosign key pair (REGISTRY, IMAGE_REF, COSIGN_*), when the
+	// replicas run from the image.
+	Registry *Registry
 	// VolumeMode and VolumeGroup: how the volumes' files are left for the
 	// server (VOLUME_MODE, octal, and VOLUME_GROUP: the Deployment's Secret
 	// defaultMode and fsGroup when it runs from the image; 0600 and -1 else).
@@ -214,6 +218,10 @@ func readClusterFile(file string) (*Cluster, error) {
 		if err := json.Unmarshal([]byte(env["IMAGE_ENV"]), &c.Image.Env); err != nil {
 			return nil, fmt.Errorf("%s: IMAGE_ENV: %v", file, err)
 		}
+	}
+	if env["REGISTRY"] != "" {
+		c.Registry = &Registry{Host: env["REGISTRY"], CAFile: env["REGISTRY_CA"], CertsDir: env["REGISTRY_CERTS"],
+			CosignKey: env["COSIGN_KEY"], CosignPub: env["COSIGN_PUB"], ImageRef: env["IMAGE_REF"]}
 	}
 	if c.WebhookPort, err = strconv.Atoi(port); err != nil {
 		return nil, fmt.Errorf("%s: WEBHOOK_PORT=%q is not a port", file, port)

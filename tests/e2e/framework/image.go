@@ -15,8 +15,8 @@ import (
 	"syscall"
 )
 
-// Image is ray-webhook's container image unpacked (scripts/image.sh's OCI
-// archive, into the cluster's WORK/image/rootfs) and what its configuration says: a
+// Image is ray-webhook's container image unpacked (the OCI archive pulled by
+// digest from the suite's registry, into WORK/image/rootfs) and what its configuration says: a
 // replica runs its Entrypoint as its User with its Env, inside the root
 // filesystem made read-only, as a container runtime would start it for the
 // Deployment (readOnlyRootFilesystem, runAsUser 65532). What differs from a
