@@ -19,11 +19,12 @@ if [ "${1:-}" = "--test" ]; then
   # evanphx/json-patch is the library kube-apiserver applies patches with; the replay uses it.
   # clang: the lock analysis (scripts/check-thread-safety.sh).
   # prometheus: its promtool checks the chart's alerting rules (tests/alerts/).
-  # iptables, conntrack: kube-proxy's rules in the end-to-end cluster; python3-venv: Ray's environment.
+  # iptables, conntrack: kube-proxy's rules in the end-to-end cluster; nftables: the Ray Pods' networks and the cut link
+  # (tests/e2e/framework/pod_network.go, partition.go); python3-venv: Ray's environment.
   # libbenchmark-dev, wrk, nginx-light (with njs: the null webhook), valgrind: every bench/ script runs in its --smoke
   # mode (bench/CMakeLists.txt, and scripts/test.sh for the three that need more than the build).
   packages+=(libgtest-dev golang-go golang-github-evanphx-json-patch-dev curl jq iproute2 python3 clang-format clang
-    prometheus iptables conntrack python3-venv python3-pytest libbenchmark-dev wrk nginx-light
+    prometheus iptables conntrack nftables python3-venv python3-pytest libbenchmark-dev wrk nginx-light
     libnginx-mod-http-js valgrind)
 fi
 if [ "${1:-}" = "--fuzz" ]; then
