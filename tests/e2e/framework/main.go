@@ -18,8 +18,9 @@ import (
 //     deleted when every test passed), E2E_BIN_DIR the binaries (default
 //     .bin beside the package), RAY_WEBHOOK_BIN the server (default
 //     build/ray-webhook of the source tree), E2E_POD_CIDR the Pod range,
-//     E2E_IMAGE the image's OCI archive the replicas run from (default none:
-//     they run the binary).
+//     E2E_IMAGE the image's OCI archive, pushed to the suite's registry,
+//     signed, verified and pulled by digest for the replicas to run (default
+//     none: they run the binary).
 //     With E2E_KEEP=1 the cluster is left running (WORK/stop.sh stops it).
 //     A SIGINT or SIGTERM stops the cluster before the binary exits.
 //   - When the binary was started as this framework's in-namespace HTTP
