@@ -30,23 +30,8 @@ printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$work/ext"
 openssl x509 -req -in "$work/tls.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
   -extfile "$work/ext" -out "$work/tls.crt" 2>/dev/null
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-cat >"$work/config.yml" <<EOF
-version: 0.1
-log:
-  level: warn
-  accesslog:
-    disabled: true
-storage:
-  filesystem:
-    rootdirectory: $work/data
-  delete:
-    enabled: true
-http:
-  addr: 127.0.0.1:$port
-  tls:
-    certificate: $work/tls.crt
-    key: $work/tls.key
-EOF
+sed -e "s|@ROOT@|$work/data|; s|@ADDR@|127.0.0.1:$port|; s|@CERT@|$work/tls.crt|; s|@KEY@|$work/tls.key|" \
+  "$repo/tests/e2e/registry/config.yml.tmpl" >"$work/config.yml"
 "$registry_bin" serve "$work/config.yml" >"$work/registry.log" 2>&1 &
 registry_pid=$!
 for _ in $(seq 50); do

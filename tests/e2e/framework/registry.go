@@ -55,22 +55,12 @@ func (r *Running) startRegistry() error {
 	if err := os.WriteFile(filepath.Join(reg.CertsDir, "ca.crt"), ca, 0o644); err != nil {
 		return err
 	}
-	config := fmt.Sprintf(`version: 0.1
-log:
-  level: warn
-  accesslog:
-    disabled: true
-storage:
-  filesystem:
-    rootdirectory: %s
-  delete:
-    enabled: true
-http:
-  addr: %s
-  tls:
-    certificate: %s
-    key: %s
-`, r.path("registry", "data"), reg.Host, r.path("pki", "registry.crt"), r.path("pki", "registry.key"))
+	template, err := os.ReadFile(filepath.Join(r.opts.E2EDir, "registry", "config.yml.tmpl"))
+	if err != nil {
+		return err
+	}
+	config := strings.NewReplacer("@ROOT@", r.path("registry", "data"), "@ADDR@", reg.Host,
+		"@CERT@", r.path("pki", "registry.crt"), "@KEY@", r.path("pki", "registry.key")).Replace(string(template))
 	configFile := r.path("registry", "config.yml")
 	if err := os.WriteFile(configFile, []byte(config), 0o600); err != nil {
 		return err
