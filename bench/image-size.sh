@@ -44,18 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 # sizes ARCHIVE: "COMPRESSED UNPACKED" in bytes.
-sizes() {
-  local d="$work/layout-$RANDOM"
-  mkdir -p "$d" && tar -xf "$1" -C "$d"
-  local manifest compressed=0 unpacked=0 digest size
-  manifest="$d/blobs/sha256/$(jq -r '.manifests[0].digest' "$d/index.json" | cut -d: -f2)"
-  while read -r digest size; do
-    compressed=$((compressed + size))
-    unpacked=$((unpacked + $(gzip -dc "$d/blobs/sha256/${digest#sha256:}" | wc -c)))
-  done < <(jq -r '.layers[] | "\(.digest) \(.size)"' "$manifest")
-  rm -rf "$d"
-  echo "$compressed $unpacked"
-}
+sizes() { bash "$repo/scripts/image_sizes.sh" "$1"; }
 
 # static_base ROOT: what distroless/static:nonroot holds, from the Debian base
 # (time zones, if its minbase has them) and this machine's Debian packages.

@@ -98,13 +98,13 @@ push_image() {
   if [ -n "$sign_key" ]; then
     cosign="${COSIGN:-$repo/tests/e2e/.bin/cosign}"
     [ -x "$cosign" ] || cosign="$(command -v cosign)" || die "no cosign (COSIGN, tests/e2e/.bin/cosign or PATH)"
-    local -a env=(COSIGN_PASSWORD="${COSIGN_PASSWORD:-}")
-    [ -z "$ca_file" ] || env+=(SSL_CERT_FILE="$ca_file")
-    env "${env[@]}" "$cosign" sign --yes --key "$sign_key" --tlog-upload=false "$ref" >&2 \
+    local -a cosign_env=(COSIGN_PASSWORD="${COSIGN_PASSWORD:-}")
+    [ -z "$ca_file" ] || cosign_env+=(SSL_CERT_FILE="$ca_file")
+    env "${cosign_env[@]}" "$cosign" sign --yes --key "$sign_key" --tlog-upload=false "$ref" >&2 \
       || die "cosign sign $ref failed"
-    env "${env[@]}" "$cosign" attest --yes --key "$sign_key" --tlog-upload=false --type spdxjson \
+    env "${cosign_env[@]}" "$cosign" attest --yes --key "$sign_key" --tlog-upload=false --type spdxjson \
       --predicate "$stem.spdx.json" "$ref" >&2 || die "cosign attest (SBOM) $ref failed"
-    env "${env[@]}" "$cosign" attest --yes --key "$sign_key" --tlog-upload=false --type slsaprovenance1 \
+    env "${cosign_env[@]}" "$cosign" attest --yes --key "$sign_key" --tlog-upload=false --type slsaprovenance1 \
       --predicate "$stem.provenance.json" "$ref" >&2 || die "cosign attest (provenance) $ref failed"
     log "signed $ref, SBOM and provenance attached"
   fi

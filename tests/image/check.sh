@@ -101,14 +101,7 @@ done
 check "no shell and no package manager${found:+: $found}" [ -z "$found" ]
 
 # sizes: the compressed layers (what a registry stores and a node pulls) and their tar bytes.
-mkdir -p "$work/layout" && tar -xf "$archive" -C "$work/layout"
-manifest="$work/layout/blobs/sha256/$(jq -r '.manifests[0].digest' "$work/layout/index.json" | cut -d: -f2)"
-compressed=0
-unpacked=0
-while read -r digest size; do
-  compressed=$((compressed + size))
-  unpacked=$((unpacked + $(gzip -dc "$work/layout/blobs/sha256/${digest#sha256:}" | wc -c)))
-done < <(jq -r '.layers[] | "\(.digest) \(.size)"' "$manifest")
+read -r compressed unpacked < <(bash "$repo/scripts/image_sizes.sh" "$archive") || { compressed=0; unpacked=0; }
 check "unpacked $unpacked bytes (at most $max_unpacked), compressed $compressed (at most $max_compressed)" \
   bash -c '[ "$1" -gt 0 ] && [ "$1" -le "$2" ] && [ "$3" -le "$4" ]' _ "$unpacked" "$max_unpacked" "$compressed" "$max_compressed"
 digest="$(skopeo inspect --format '{{.Digest}}' "oci-archive:$archive")"
@@ -135,15 +128,15 @@ check "it lists the image's $(wc -l <"$work/records") Debian packages, each with
 if [ -n "$registry" ]; then
   cosign="${COSIGN:-$repo/tests/e2e/.bin/cosign}"
   ref="$registry@$digest"
-  env=()
-  [ -z "$ca_file" ] || env=(SSL_CERT_FILE="$ca_file")
-  if out="$(env "${env[@]}" "$cosign" verify --key "$key" --insecure-ignore-tlog=true "$ref" 2>&1)"; then
+  cosign_env=()
+  [ -z "$ca_file" ] || cosign_env=(SSL_CERT_FILE="$ca_file")
+  if out="$(env "${cosign_env[@]}" "$cosign" verify --key "$key" --insecure-ignore-tlog=true "$ref" 2>&1)"; then
     pass "cosign verify: $registry holds a signature of $digest by $key"
   else
     fail "cosign verify of $ref with $key: $(tail -2 <<<"$out" | tr '\n' ' ')"
   fi
   for type in spdxjson slsaprovenance1; do
-    if out="$(env "${env[@]}" "$cosign" verify-attestation --key "$key" --insecure-ignore-tlog=true --type "$type" "$ref" 2>&1 >/dev/null)"; then
+    if out="$(env "${cosign_env[@]}" "$cosign" verify-attestation --key "$key" --insecure-ignore-tlog=true --type "$type" "$ref" 2>&1 >/dev/null)"; then
       pass "cosign verify-attestation --type $type of $digest"
     else
       fail "cosign verify-attestation --type $type of $ref: $(tail -2 <<<"$out" | tr '\n' ' ')"

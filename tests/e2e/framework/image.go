@@ -24,6 +24,7 @@ import (
 // its own address with --bind), no seccomp profile, no cgroup limits.
 type Image struct {
 	Archive    string   // the OCI archive
+	Digest     string   // the digest of the manifest its index names (set when unpacked)
 	Rootfs     string   // its unpacked root filesystem
 	Entrypoint []string // config.Entrypoint
 	User       string   // config.User, UID:GID
@@ -85,7 +86,8 @@ func openImage(archive, dir string) (*Image, error) {
 	if len(c.Entrypoint) == 0 || c.User == "" {
 		return nil, fmt.Errorf("%s: the image has no entrypoint or no user (%+v)", archive, c)
 	}
-	im := &Image{Archive: archive, Rootfs: filepath.Join(dir, "rootfs"), Entrypoint: c.Entrypoint, User: c.User, Env: c.Env}
+	im := &Image{Archive: archive, Digest: index.Manifests[0].Digest, Rootfs: filepath.Join(dir, "rootfs"),
+		Entrypoint: c.Entrypoint, User: c.User, Env: c.Env}
 	if err := os.MkdirAll(im.Rootfs, 0o755); err != nil {
 		return nil, err
 	}

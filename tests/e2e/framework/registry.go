@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -105,13 +104,12 @@ func (r *Running) startRegistry() error {
 		"docker://"+reg.ImageRef, "oci-archive:"+pulled).CombinedOutput(); err != nil {
 		return fmt.Errorf("skopeo copy docker://%s: %v: %s", reg.ImageRef, err, lastLines(string(out), 5))
 	}
-	digest := reg.ImageRef[strings.Index(reg.ImageRef, "@")+1:]
-	if got, err := archiveDigest(pulled); err != nil || got != digest {
-		return fmt.Errorf("the pulled archive holds manifest %s (%v), not %s", got, err, digest)
-	}
 	im, err := openImage(pulled, r.path("image"))
 	if err != nil {
 		return err
+	}
+	if digest := reg.ImageRef[strings.Index(reg.ImageRef, "@")+1:]; im.Digest != digest {
+		return fmt.Errorf("the pulled archive holds manifest %s, not %s", im.Digest, digest)
 	}
 	r.image = im
 	r.logf("ray-webhook from %s (pushed from %s, signature verified): entrypoint %q as user %s",
@@ -137,19 +135,6 @@ func (reg *Registry) Verify(ctx context.Context, cosign, ref string) (string, er
 func (reg *Registry) VerifyAttestation(ctx context.Context, cosign, ref, predicateType string) (string, error) {
 	return reg.cosign(ctx, cosign, "", "verify-attestation", "--key", reg.CosignPub, "--insecure-ignore-tlog=true",
 		"--type", predicateType, ref)
-}
-
-// archiveDigest is the digest of the one manifest an OCI archive's index names.
-func archiveDigest(archive string) (string, error) {
-	out, err := exec.Command("tar", "-xOf", archive, "index.json").Output()
-	if err != nil {
-		return "", fmt.Errorf("tar -xOf %s index.json: %v", archive, err)
-	}
-	var index struct{ Manifests []struct{ Digest string } }
-	if err := json.Unmarshal(out, &index); err != nil || len(index.Manifests) != 1 {
-		return "", fmt.Errorf("%s: index.json names %d manifests (%v)", archive, len(index.Manifests), err)
-	}
-	return index.Manifests[0].Digest, nil
 }
 
 // TrustCA is a TLS client configuration that trusts the CA in FILE alone.
