@@ -70,6 +70,15 @@ def main():
     row("ray-webhook RSS MiB, peak (VmHWM)", lambda p: num(p["server_rss_mib"]["peak"]))
     row("ray-webhook RSS MiB, steady (median VmRSS)", lambda p: num(p["server_rss_mib"]["steady"]))
     row("kube-apiserver CPU s/hour (over a)", minus_base(["cpu_seconds_per_hour", "kube-apiserver"]))
+    def per_list_round(p):
+        # Each round of the audit's lists holds one LIST of RayCronJobs (one page: none are made here).
+        rounds = get(p, "sizes", "lists_raycronjobs")
+        if base is None or p is base or not rounds:
+            return "–"
+        over = get(p, "cpu_seconds_per_hour", "kube-apiserver") - get(base, "cpu_seconds_per_hour", "kube-apiserver")
+        return f"{over * p['window_seconds'] / 3600 / rounds:.1f} ({rounds} rounds)"
+
+    row("kube-apiserver CPU s per round of the audit's lists (over a)", per_list_round)
     row("etcd CPU s/hour (over a)", minus_base(["cpu_seconds_per_hour", "etcd"]))
     row("KWOK CPU s/hour", lambda p: num(p["cpu_seconds_per_hour"]["kwok"], "{:.0f}"))
     row("ray-webhook CPU s/hour", lambda p: num(p["cpu_seconds_per_hour"]["ray-webhook"], "{:.0f}"))

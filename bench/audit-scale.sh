@@ -6,7 +6,7 @@
 #                        [--clients N] [--qps Q] [--phases a,b,c] [--window D] [--periodic-args ARGS]
 #                        [--watch-args ARGS] [--probes N] [--probe-spread D] [--probe-hold D] [--step-timeout D]
 #                        [--no-finished-job] [--admission-pods N] [--admission-rate R] [--results DIR]
-#                        [--no-build]
+#                        [--stop-controllers] [--pause-kwok] [--no-build]
 #
 # On the end-to-end control plane (tests/e2e/cmd/e2e-cluster up: etcd,
 # kube-apiserver, kube-scheduler, kube-controller-manager, KWOK, CoreDNS and
@@ -22,7 +22,16 @@
 # Pods Running, as kubelets would; its CPU is reported on its own. The
 # creation time, and then (once every Pod is Running and KWOK's CPU has
 # stopped falling) the RSS of etcd,
-# kube-apiserver and KWOK, are printed and kept.
+# kube-apiserver and KWOK, are printed and kept. --stop-controllers stops
+# kube-controller-manager and kube-scheduler once the objects are created
+# (every Pod is bound already, and the probes' Pods are never scheduled): at
+# 100,000 Pods their informer caches hold some 6 GiB, which with
+# kube-apiserver's 12 does not fit in 24 GiB. Namespaces then are not
+# emptied by their controller: the script deletes its admission Pods itself.
+# --pause-kwok (with --stop-controllers: no node controller sees the Nodes'
+# leases expire) stops KWOK (SIGSTOP) for each phase's steady-state window,
+# so that kube-apiserver's CPU in it is the audit's and the idle watchers',
+# not KWOK's heartbeats, which move by more than the audit costs.
 #
 # Then, on the same cluster, one phase after another (--phases, default a,b,c):
 #   a  ray-webhook serving as deploy/ runs it, no audit
@@ -43,7 +52,7 @@
 #      per hour kube-apiserver sent for LISTs and watch events of Pods,
 #      Deployments and the ray.io kinds (apiserver_response_sizes_sum,
 #      apiserver_watch_events_sizes_sum: every client's, so read against a);
-#   3. (b, c) --probes changes (default 20) starting evenly over --probe-spread
+#   3. (b, c) --probes changes (default 20; 0: none) starting evenly over --probe-spread
 #      (default the window), each in a RayCluster of its own: an extra head Pod,
 #      timed until ray_webhook_rayclusters_with_extra_heads and
 #      ray_webhook_audit_findings{rule="extra-head"} count it and until the
@@ -103,6 +112,8 @@ admission_pods=2000
 admission_rate=100
 results=""
 build=1
+stop_controllers=0
+pause_kwok=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --ray-webhook) ray_webhook="$2"; shift 2 ;;
@@ -125,13 +136,18 @@ while [ $# -gt 0 ]; do
     --admission-rate) admission_rate="$2"; shift 2 ;;
     --results) results="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
+    --stop-controllers) stop_controllers=1; shift ;;
+    --pause-kwok) pause_kwok=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "audit-scale.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$nodes" "$clusters" "$namespaces" "$clients" "$qps" "$probes" "$admission_pods" "$admission_rate"; do
+for n in "$nodes" "$clusters" "$namespaces" "$clients" "$qps" "$admission_pods" "$admission_rate"; do
   [ "$n" -gt 0 ] 2>/dev/null || { echo "audit-scale.sh: a count flag takes a positive whole number, not $n" >&2; exit 2; }
 done
+[ "$probes" -ge 0 ] 2>/dev/null || { echo "audit-scale.sh: --probes takes a whole number, not $probes" >&2; exit 2; }
+[ "$pause_kwok" = 0 ] || [ "$stop_controllers" = 1 ] ||
+  { echo "audit-scale.sh: --pause-kwok needs --stop-controllers (the node controller would evict every Pod)" >&2; exit 2; }
 for p in ${phases//,/ }; do
   case "$p" in a|b|c) ;; *) echo "audit-scale.sh: --phases takes a, b and c, not $p" >&2; exit 2 ;; esac
 done
@@ -171,7 +187,9 @@ results="$(cd "$results" && pwd)"
 
 work="$(mktemp -d -t ray-webhook-audit-scale.XXXXXX)"
 server_pid=""
+kwok_pid=""
 cleanup() {
+  if [ -n "$kwok_pid" ]; then kill -CONT "$kwok_pid" 2>/dev/null || true; fi
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
   if [ -f "$work/e2e/processes" ]; then "$bin/e2e-cluster" down --work "$work/e2e" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
@@ -251,6 +269,12 @@ t0=$SECONDS
   -c "$clients" -qps "$qps" -taint "$KWOK_TAINT" -cluster-domain "${cluster_domain:-cluster.local}" >"$results/populate.json"
 create_s=$((SECONDS - t0))
 log "created in $create_s s; waiting for KWOK to catch up"
+if [ "$stop_controllers" = 1 ]; then
+  for c in kube-controller-manager kube-scheduler; do
+    c_pid="$(pid_of "$c")"
+    [ -z "$c_pid" ] || { kill "$c_pid"; log "stopped $c"; }
+  done
+fi
 # all_running: true when no Pod is other than Running, from a one-item page:
 # no client or server holds the whole list.
 all_running() {
@@ -346,10 +370,12 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
   local c0=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
   local w0=$SECONDS
   : >"$work/rss-$p"
+  [ "$pause_kwok" = 0 ] || kill -STOP "$kwok_pid"
   while [ $((SECONDS - w0)) -lt "$window_s" ]; do
     rss_kib "$server_pid" >>"$work/rss-$p"
     sleep 5
   done
+  [ "$pause_kwok" = 0 ] || kill -CONT "$kwok_pid"
   local c1=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
   local secs=$((SECONDS - w0))
   kc get --raw /metrics >"$work/api-after"
@@ -360,7 +386,7 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
 
   # From a change to its finding.
   local probe_files=()
-  if [ "$audit" = 1 ]; then
+  if [ "$audit" = 1 ] && [ "$probes" -gt 0 ]; then
     local kinds=(extra-head)
     [ "$finished_job" = 0 ] || kinds+=(finished-job)
     # Both kinds at once (other rules, other objects): each waits up to two audit intervals.
@@ -395,7 +421,12 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
   "$bin/auditscale" hist -metric controller_runtime_webhook_latency_seconds \
     "$work/own-before" "$work/own-after" >"$results/admission-own-$p.json"
   stop_server
-  kc delete namespace "$ns" --timeout=600s >/dev/null || log "phase $p: namespace $ns is still going"
+  if [ "$stop_controllers" = 1 ]; then # no namespace controller to empty it
+    kc -n "$ns" delete pods --all --wait=false >/dev/null || log "phase $p: the Pods of $ns are still there"
+    kc delete namespace "$ns" --wait=false >/dev/null || true
+  else
+    kc delete namespace "$ns" --timeout=600s >/dev/null || log "phase $p: namespace $ns is still going"
+  fi
 
   jq -n --arg phase "$p" --arg args "${args[*]:-}" --argjson first "$first_audit" --argjson secs "$secs" --argjson hz "$clock_ticks" \
     --argjson hwm "${hwm:-0}" --argjson rss "${rss:-0}" \

@@ -133,7 +133,7 @@ ClusterView::Judgement ClusterView::Judge(std::int64_t now) const {
       AddFinding(out.report, {*f.rule, kind, entry.facts.namespace_name, entry.facts.name, *f.field_path, *f.message,
                               std::string(entry.source)});
     }
-    across.Add(entry.facts, entry.signature ? std::string_view(*entry.signature) : std::string_view(), entry.source);
+    across.Add(entry.facts, entry.signature, entry.source);
   }
   across.Finish(now, out.report);
   out.next_deadline = across.NextDeadline(now);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
@@ -52,7 +53,7 @@ struct CrossObjectRules::Impl {
   };
   struct Variant {
     std::size_t hash = 0;
-    std::string signature;  // of the first Pod of the variant
+    std::shared_ptr<const std::string> signature;  // of the first Pod of the variant, shared with the caller's
     std::size_t count = 0;
     std::vector<std::string> names;  // the first kNamedPods
     std::string source;
@@ -62,9 +63,10 @@ struct CrossObjectRules::Impl {
     std::size_t untracked_pods = 0;
   };
 
-  void CountWorker(WorkerGroup& group, const WorkerFact& worker, std::string_view signature, std::string_view source) {
+  void CountWorker(WorkerGroup& group, const WorkerFact& worker, std::string_view signature,
+                   const std::shared_ptr<const std::string>& kept, std::string_view source) {
     for (Variant& v : group.variants) {
-      if (v.hash != worker.signature_hash || v.signature != signature) continue;
+      if (v.hash != worker.signature_hash || *v.signature != signature) continue;
       if (v.names.size() < kNamedPods) v.names.push_back(worker.name);
       ++v.count;
       return;
@@ -73,7 +75,11 @@ struct CrossObjectRules::Impl {
       ++group.untracked_pods;
       return;
     }
-    group.variants.push_back({worker.signature_hash, std::string(signature), 1, {worker.name}, std::string(source)});
+    group.variants.push_back({worker.signature_hash,
+                              kept ? kept : std::make_shared<const std::string>(signature),
+                              1,
+                              {worker.name},
+                              std::string(source)});
   }
 
   void ExtraHeads(AuditReport& report) const {
@@ -109,12 +115,12 @@ struct CrossObjectRules::Impl {
         if (group.variants[k].count > group.variants[common].count) common = k;
       }
       const Variant& reference = group.variants[common];
-      const Json reference_spec = ParsedSignature(reference.signature);
+      const Json reference_spec = ParsedSignature(*reference.signature);
       for (std::size_t k = 0; k < group.variants.size(); ++k) {
         if (k == common) continue;
         const Variant& odd = group.variants[k];
         const std::vector<std::string> fields =
-            SpecDifferences(reference_spec, ParsedSignature(odd.signature), kShownDifferences);
+            SpecDifferences(reference_spec, ParsedSignature(*odd.signature), kShownDifferences);
         std::string where;
         for (const std::string& f : fields) where += (where.empty() ? "" : ", ") + f;
         std::string message = std::to_string(odd.count) + " worker Pod(s) of group " + Quote(group_name, 63) +
@@ -149,13 +155,23 @@ CrossObjectRules::CrossObjectRules(CostLeakLimits limits) : impl_(std::make_uniq
 CrossObjectRules::~CrossObjectRules() = default;
 
 void CrossObjectRules::Add(const ObjectFacts& facts, std::string_view signature, std::string_view source) {
+  AddObject(facts, signature, nullptr, source);
+}
+
+void CrossObjectRules::Add(const ObjectFacts& facts, const std::shared_ptr<const std::string>& signature,
+                           std::string_view source) {
+  AddObject(facts, signature ? std::string_view(*signature) : std::string_view(), signature, source);
+}
+
+void CrossObjectRules::AddObject(const ObjectFacts& facts, std::string_view signature,
+                                 const std::shared_ptr<const std::string>& kept, std::string_view source) {
   Impl& s = *impl_;
   if (const auto* head = std::get_if<HeadFact>(&facts.across)) {
     Impl::HeadCensus& census = s.heads[{facts.namespace_name, head->cluster}];
     if (census.live_count++ == 0) census.source = std::string(source);
     if (census.live.size() < kNamedHeads) census.live.push_back(head->pod);
   } else if (const auto* worker = std::get_if<WorkerFact>(&facts.across)) {
-    s.CountWorker(s.groups[{facts.namespace_name, worker->cluster, worker->group}], *worker, signature, source);
+    s.CountWorker(s.groups[{facts.namespace_name, worker->cluster, worker->group}], *worker, signature, kept, source);
   } else if (const auto* cluster = std::get_if<RayClusterFacts>(&facts.across)) {
     s.clusters[{facts.namespace_name, facts.name}] = *cluster;
   } else if (const auto* job = std::get_if<RayJobFacts>(&facts.across)) {

@@ -130,6 +130,9 @@ struct ListWatch::Impl {
       continue_token = page->continue_token;
       if (continue_token.empty()) break;
     }
+    // A page's parser and padded copy hold several times its size (tens of MB for 500 Pods); watch
+    // events are a few KB each.
+    reader = WatchEventReader();
     sink.OnListEnd(list_version);
     resource_version = list_version;
     Count([&](ListWatchStats& s) {

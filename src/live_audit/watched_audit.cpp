@@ -1,5 +1,6 @@
 #include "ray_webhook/live_audit/watched_audit.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -249,6 +250,9 @@ struct WatchedAudit::Impl {
       if (judge && !stopping) {
         Judge();
         last_judged = SteadyClock::now();
+        // A judgement's tables (per RayCluster and worker group, some 50 MB at 100,000 Pods) are freed
+        // when it ends, but glibc keeps them in this thread's arena: give the memory back.
+        malloc_trim(0);
       }
     }
   }

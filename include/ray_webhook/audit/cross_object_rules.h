@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "ray_webhook/audit/audit_report.h"
@@ -38,10 +39,16 @@ class CrossObjectRules {
 
   // signature: a WorkerFact's worker spec signature (empty for other facts); source: where it was read.
   void Add(const ObjectFacts& facts, std::string_view signature, std::string_view source);
+  // The same with a signature the caller keeps: shared, not copied (a view's 10,000 worker groups
+  // would otherwise copy their signatures, some 40 MB, for every judgement).
+  void Add(const ObjectFacts& facts, const std::shared_ptr<const std::string>& signature, std::string_view source);
   void Finish(std::optional<std::int64_t> now, AuditReport& report);
   std::optional<std::int64_t> NextDeadline(std::int64_t now) const;
 
  private:
+  void AddObject(const ObjectFacts& facts, std::string_view signature, const std::shared_ptr<const std::string>& kept,
+                 std::string_view source);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

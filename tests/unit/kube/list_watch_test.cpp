@@ -18,6 +18,7 @@
 
 #include "support/mock_kube_api_dir.h"
 #include "support/mock_kube_api_process.h"
+#include "support/scripted_watch.h"
 
 namespace ray_webhook {
 namespace {
@@ -26,6 +27,10 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
+using testing_support::Eventually;
+using testing_support::ExpiredEvent;
+using testing_support::HangStep;
+using testing_support::WatchEvent;
 
 constexpr char kToken[] = "watch-token-0123456789";
 
@@ -35,23 +40,9 @@ Json Pod(const std::string& name, const std::string& version) {
           {"metadata", {{"name", name}, {"namespace", "default"}, {"resourceVersion", version}}}};
 }
 
-Json Event(const std::string& type, const Json& object) { return {{"type", type}, {"object", object}}; }
-
 Json Bookmark(const std::string& version) {
-  return Event("BOOKMARK", {{"kind", "Pod"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", version}}}});
+  return WatchEvent("BOOKMARK", {{"kind", "Pod"}, {"apiVersion", "v1"}, {"metadata", {{"resourceVersion", version}}}});
 }
-
-Json Expired() {
-  return Event("ERROR", {{"kind", "Status"},
-                         {"apiVersion", "v1"},
-                         {"metadata", Json::object()},
-                         {"status", "Failure"},
-                         {"message", "too old resource version: 1 (2)"},
-                         {"reason", "Expired"},
-                         {"code", 410}});
-}
-
-const Json kHang = {{"hang", true}};
 
 // What a consumer keeps: the objects by name, replaced whole by each list, and what it was told, in order.
 class RecordingSink : public WatchSink {
@@ -132,15 +123,9 @@ class ListWatchTest : public ::testing::Test {
   // braced list of one Json is that Json itself, not an array of it.)
   void StartMock(const std::vector<Json>& objects, const std::vector<std::vector<Json>>& watches) {
     const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    const fs::path objects_file = dir_->path() / (name + ".objects.json");
-    const fs::path script_file = dir_->path() / (name + ".script.json");
-    std::ofstream(objects_file) << Json{{"items", objects}}.dump();
-    std::ofstream(script_file) << Json{{"watches", watches}}.dump();
-    log_ = dir_->path() / (name + ".log");
     std::string error;
-    mock_ = testing_support::MockKubeApiProcess::Start(
-        dir_->certs(), kToken, log_, {"--objects", objects_file.string(), "--watch-script", script_file.string()},
-        &error);
+    mock_ = testing_support::StartScriptedMock(*dir_, name, Json{{"items", objects}}, Json{{"watches", watches}}, &log_,
+                                               &error);
     ASSERT_TRUE(mock_) << error;
     client_ = std::make_unique<KubeApiClient>(dir_->Config(mock_->port()));
   }
@@ -168,17 +153,6 @@ class ListWatchTest : public ::testing::Test {
     if (thread_.joinable()) thread_.join();
   }
 
-  // Waits up to 10 s for the condition; false if it never held.
-  template <typename Condition>
-  static bool Eventually(Condition condition) {
-    const auto deadline = Clock::now() + 10s;
-    while (!condition()) {
-      if (Clock::now() > deadline) return false;
-      std::this_thread::sleep_for(10ms);
-    }
-    return true;
-  }
-
   // The resourceVersion of each watch request, in order, from the mock's log.
   std::vector<std::string> WatchVersions() const {
     std::ifstream in(log_);
@@ -204,8 +178,8 @@ class ListWatchTest : public ::testing::Test {
 
 TEST_F(ListWatchTest, ListsThenHandsOnEachWatchEventInOrderWithItsText) {
   const Json added = Pod("c", "20");
-  StartMock({Pod("a", "10"), Pod("b", "11")},
-            {{Event("ADDED", added), Event("MODIFIED", Pod("a", "21")), Event("DELETED", Pod("b", "22")), kHang}});
+  StartMock({Pod("a", "10"), Pod("b", "11")}, {{WatchEvent("ADDED", added), WatchEvent("MODIFIED", Pod("a", "21")),
+                                                WatchEvent("DELETED", Pod("b", "22")), HangStep()}});
   RunWatch(Options());
   ASSERT_TRUE(Eventually([&] { return watch_->stats().deleted == 1; })) << ::testing::PrintToString(sink_.seen());
   EXPECT_EQ(sink_.seen(), (std::vector<std::string>{"begin", "listed a", "listed b", "end 12345", "ADDED c",
@@ -222,7 +196,7 @@ TEST_F(ListWatchTest, ListsThenHandsOnEachWatchEventInOrderWithItsText) {
 }
 
 TEST_F(ListWatchTest, ABookmarkMovesTheVersionAndAnEndedWatchStartsAgainFromIt) {
-  StartMock({Pod("a", "10")}, {{Event("ADDED", Pod("x", "30")), Bookmark("40")}, {kHang}});
+  StartMock({Pod("a", "10")}, {{WatchEvent("ADDED", Pod("x", "30")), Bookmark("40")}, {HangStep()}});
   RunWatch(Options());
   ASSERT_TRUE(Eventually([&] { return WatchVersions().size() >= 2; }));
   EXPECT_EQ(WatchVersions(), (std::vector<std::string>{"12345", "40"}));
@@ -236,7 +210,8 @@ TEST_F(ListWatchTest, ABookmarkMovesTheVersionAndAnEndedWatchStartsAgainFromIt) 
 
 TEST_F(ListWatchTest, AnExpiredErrorEventListsAgainAndTheListDropsWhatWasDeletedUnseen) {
   StartMock({Pod("a", "10"), Pod("b", "11")},
-            {{Event("ADDED", Pod("c", "20")), {{"apply", Event("DELETED", Pod("b", "50"))}}, Expired()}, {kHang}});
+            {{WatchEvent("ADDED", Pod("c", "20")), {{"apply", WatchEvent("DELETED", Pod("b", "50"))}}, ExpiredEvent()},
+             {HangStep()}});
   RunWatch(Options());
   ASSERT_TRUE(Eventually([&] { return watch_->stats().lists == 2 && WatchVersions().size() == 2; }));
   EXPECT_EQ(sink_.names(), (std::vector<std::string>{"a", "c"}));
@@ -247,7 +222,7 @@ TEST_F(ListWatchTest, AnExpiredErrorEventListsAgainAndTheListDropsWhatWasDeleted
 }
 
 TEST_F(ListWatchTest, AVersionGoneRightAfterItsListIsListedAgainOnlyAfterAWait) {
-  StartMock({Pod("a", "10")}, {{Expired()}, {Expired()}, {kHang}});
+  StartMock({Pod("a", "10")}, {{ExpiredEvent()}, {ExpiredEvent()}, {HangStep()}});
   ListWatchOptions options = Options();
   options.initial_backoff = 300ms;
   options.max_backoff = 1s;
@@ -259,9 +234,10 @@ TEST_F(ListWatchTest, AVersionGoneRightAfterItsListIsListedAgainOnlyAfterAWait) 
 }
 
 TEST_F(ListWatchTest, AnHttp410ListsAgain) {
-  StartMock(
-      {Pod("a", "10"), Pod("b", "11")},
-      {{Event("ADDED", Pod("c", "20")), {{"apply", Event("DELETED", Pod("b", "60"))}}}, {{{"status", 410}}}, {kHang}});
+  StartMock({Pod("a", "10"), Pod("b", "11")},
+            {{WatchEvent("ADDED", Pod("c", "20")), {{"apply", WatchEvent("DELETED", Pod("b", "60"))}}},
+             {{{"status", 410}}},
+             {HangStep()}});
   RunWatch(Options());
   ASSERT_TRUE(Eventually([&] { return watch_->stats().lists == 2 && WatchVersions().size() == 3; }));
   EXPECT_EQ(sink_.names(), (std::vector<std::string>{"a", "c"}));
@@ -273,7 +249,7 @@ TEST_F(ListWatchTest, AnHttp410ListsAgain) {
 
 TEST_F(ListWatchTest, AFailingServerIsAskedAgainAfterLongerAndLongerWaits) {
   const std::vector<Json> failing = {{{"status", 500}}};
-  StartMock({Pod("a", "10")}, {failing, failing, failing, failing, {kHang}});
+  StartMock({Pod("a", "10")}, {failing, failing, failing, failing, {HangStep()}});
   ListWatchOptions options = Options();
   options.initial_backoff = 200ms;
   options.max_backoff = 800ms;
@@ -299,7 +275,7 @@ TEST_F(ListWatchTest, GarbageAndOverlongLinesAreCountedAndTheWatchStartsAgain) {
                                raw(R"({"type":"SURPRISE","object":{}})"),
                                raw(R"({"type":"ADDED","object":{"metadata":{)"),
                                std::vector<Json>{{{"long_line", 5000}}},
-                               {Event("ADDED", Pod("ok", "70")), kHang}});
+                               {WatchEvent("ADDED", Pod("ok", "70")), HangStep()}});
   ListWatchOptions options = Options();
   options.initial_backoff = 20ms;
   options.max_event_bytes = 1024;
@@ -314,7 +290,7 @@ TEST_F(ListWatchTest, GarbageAndOverlongLinesAreCountedAndTheWatchStartsAgain) {
 }
 
 TEST_F(ListWatchTest, AWatchThatFallsSilentIsGivenUpAndStartedAgain) {
-  StartMock({Pod("a", "10")}, {{Event("ADDED", Pod("b", "80")), {{"sleep_ms", 100}}, kHang}});
+  StartMock({Pod("a", "10")}, {{WatchEvent("ADDED", Pod("b", "80")), {{"sleep_ms", 100}}, HangStep()}});
   ListWatchOptions options = Options();
   options.idle_timeout = 400ms;
   RunWatch(options);
@@ -325,7 +301,7 @@ TEST_F(ListWatchTest, AWatchThatFallsSilentIsGivenUpAndStartedAgain) {
 }
 
 TEST_F(ListWatchTest, StopEndsAHangingWatchAndABackoffPromptly) {
-  StartMock({Pod("a", "10")}, {{kHang}});
+  StartMock({Pod("a", "10")}, {{HangStep()}});
   ListWatchOptions options = Options();
   options.stop_check = 200ms;
   RunWatch(options);

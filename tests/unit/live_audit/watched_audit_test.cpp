@@ -19,6 +19,7 @@
 #include "support/fixture_files.h"
 #include "support/mock_kube_api_dir.h"
 #include "support/mock_kube_api_process.h"
+#include "support/scripted_watch.h"
 
 namespace ray_webhook {
 namespace {
@@ -27,6 +28,10 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
+using testing_support::Eventually;
+using testing_support::ExpiredEvent;
+using testing_support::HangStep;
+using testing_support::WatchEvent;
 
 constexpr char kToken[] = "watched-audit-token-0123456789";
 
@@ -64,8 +69,6 @@ class RecordingGauges : public AuditGauges {
   std::map<std::string, std::size_t> problems_;
 };
 
-Json Event(const std::string& type, const Json& object) { return {{"type", type}, {"object", object}}; }
-
 class WatchedAuditTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -94,15 +97,9 @@ class WatchedAuditTest : public ::testing::Test {
 
   void Start(const Json& pod_watches, std::function<const PolicyConfig*()> policy = {}) {
     const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    const fs::path objects_file = dir_->path() / (name + ".objects.json");
-    const fs::path script_file = dir_->path() / (name + ".script.json");
-    std::ofstream(objects_file) << Objects().dump();
-    std::ofstream(script_file) << Json{{"by_resource", {{"pods", pod_watches}}}}.dump();
-    log_ = dir_->path() / (name + ".log");
     std::string error;
-    mock_ = testing_support::MockKubeApiProcess::Start(
-        dir_->certs(), kToken, log_, {"--objects", objects_file.string(), "--watch-script", script_file.string()},
-        &error);
+    mock_ = testing_support::StartScriptedMock(*dir_, name, Objects(), Json{{"by_resource", {{"pods", pod_watches}}}},
+                                               &log_, &error);
     ASSERT_TRUE(mock_) << error;
     client_ = std::make_unique<KubeApiClient>(dir_->Config(mock_->port()));
     WatchedAuditOptions o;
@@ -113,16 +110,6 @@ class WatchedAuditTest : public ::testing::Test {
     if (!policy) policy = [this] { return &policy_; };
     audit_ = std::make_unique<WatchedAudit>(*client_, std::move(policy), gauges_, o);
     audit_->Start();
-  }
-
-  template <typename Condition>
-  static bool Eventually(Condition condition) {
-    const auto deadline = Clock::now() + 10s;
-    while (!condition()) {
-      if (Clock::now() > deadline) return false;
-      std::this_thread::sleep_for(10ms);
-    }
-    return true;
   }
 
   // Lists (not watches) of a path, from the mock's log.
@@ -148,8 +135,8 @@ class WatchedAuditTest : public ::testing::Test {
 TEST_F(WatchedAuditTest, AFindingAppearsAndClearsWithTheWatchedChanges) {
   Objects();
   const Json pause = {{"sleep_ms", 1500}};
-  Start(Json::array({Json::array({Event("ADDED", second_head_), pause}),
-                     Json::array({Event("DELETED", second_head_), {{"hang", true}}})}));
+  Start(Json::array({Json::array({WatchEvent("ADDED", second_head_), pause}),
+                     Json::array({WatchEvent("DELETED", second_head_), HangStep()})}));
   // Listed and judged: one live head.
   ASSERT_TRUE(Eventually([&] { return !gauges_.extra_heads().empty(); }));
   EXPECT_EQ(gauges_.extra_heads().front(), 0u);
@@ -177,14 +164,8 @@ TEST_F(WatchedAuditTest, ACollectionNotServedCountsAsEmptyAndIsTriedAgain) {
 TEST_F(WatchedAuditTest, AGoneVersionIsListedAgainAndTheViewFollowsTheList) {
   Objects();
   // The first watch: 410. The list after it holds the second head, made while no watch ran.
-  const Json expired = Event("ERROR", {{"kind", "Status"},
-                                       {"apiVersion", "v1"},
-                                       {"status", "Failure"},
-                                       {"message", "too old resource version: 1 (2)"},
-                                       {"reason", "Expired"},
-                                       {"code", 410}});
-  Start(Json::array({Json::array({{{"apply", {{"type", "ADDED"}, {"object", second_head_}}}}, expired}),
-                     Json::array({{{"hang", true}}})}));
+  Start(Json::array({Json::array({{{"apply", {{"type", "ADDED"}, {"object", second_head_}}}}, ExpiredEvent()}),
+                     Json::array({HangStep()})}));
   ASSERT_TRUE(Eventually([&] { return Lists("/api/v1/pods") >= 2; }));
   ASSERT_TRUE(Eventually([&] { return gauges_.last().clusters_with_extra_heads == 1u; }));
   EXPECT_GE(gauges_.problems("pods expired"), 1u);
@@ -194,7 +175,7 @@ TEST_F(WatchedAuditTest, AnUnreadableObjectIsCountedAndLeftOut) {
   Objects();
   Json bad = second_head_;
   bad["spec"]["containers"] = "not a list";
-  Start(Json::array({Json::array({Event("ADDED", bad), {{"hang", true}}})}));
+  Start(Json::array({Json::array({WatchEvent("ADDED", bad), HangStep()})}));
   ASSERT_TRUE(Eventually([&] { return gauges_.problems("pods unreadable_object") == 1u; }));
   ASSERT_TRUE(Eventually([&] { return !gauges_.extra_heads().empty(); }));
   EXPECT_EQ(gauges_.last().clusters_with_extra_heads, 0u);

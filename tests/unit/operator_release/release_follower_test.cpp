@@ -13,6 +13,7 @@
 
 #include "support/mock_kube_api_dir.h"
 #include "support/mock_kube_api_process.h"
+#include "support/scripted_watch.h"
 
 namespace ray_webhook {
 namespace {
@@ -20,6 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Json = nlohmann::ordered_json;
+using testing_support::HangStep;
+using testing_support::WatchEvent;
 
 constexpr char kToken[] = "release-token-0123456789";
 
@@ -36,8 +39,6 @@ Json Deployment(const std::string& name, const std::string& image, const std::st
            {{"replicas", 1},
             {"template", {{"spec", {{"containers", {{{"name", container}, {"image", image}, {"args", args}}}}}}}}}}};
 }
-
-Json Event(const std::string& type, const Json& object) { return {{"type", type}, {"object", object}}; }
 
 class Recorder : public ReleaseObserver {
  public:
@@ -77,13 +78,10 @@ class ReleaseFollowerTest : public ::testing::Test {
   }
 
   void Start(const std::vector<Json>& objects, const std::vector<std::vector<Json>>& watches) {
-    const fs::path objects_file = dir_->path() / "objects.json", script_file = dir_->path() / "script.json";
-    std::ofstream(objects_file) << Json{{"items", objects}}.dump();
-    std::ofstream(script_file) << Json{{"watches", watches}}.dump();
     std::string error;
-    mock_ = testing_support::MockKubeApiProcess::Start(
-        dir_->certs(), kToken, dir_->path() / "mock.log",
-        {"--objects", objects_file.string(), "--watch-script", script_file.string()}, &error);
+    fs::path log;
+    mock_ = testing_support::StartScriptedMock(*dir_, "release", Json{{"items", objects}}, Json{{"watches", watches}},
+                                               &log, &error);
     ASSERT_TRUE(mock_) << error;
     client_ = std::make_unique<KubeApiClient>(dir_->Config(mock_->port()));
     ReleaseFollowerOptions o;
@@ -98,11 +96,7 @@ class ReleaseFollowerTest : public ::testing::Test {
   }
 
   bool Eventually(std::size_t choices) const {
-    for (auto deadline = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < deadline;) {
-      if (recorder_.chosen().size() >= choices) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
+    return testing_support::Eventually([&] { return recorder_.chosen().size() >= choices; });
   }
 
   std::unique_ptr<testing_support::MockKubeApiDir> dir_;
@@ -117,17 +111,17 @@ TEST_F(ReleaseFollowerTest, FollowsTheOperatorsDeploymentThroughAnUpgradeAScaleD
   Json stopped = Deployment("kuberay-operator", "quay.io/kuberay/operator:v1.7.0", "12",
                             Json::array({"--feature-gates=RayCronJob=true"}));
   stopped["spec"]["replicas"] = 0;
-  const Json hang = {{"hang", true}};
+  const Json hang = HangStep();
   Start({v162, Deployment("unrelated", "nginx:1.27", "9", Json::array(), "web")},
-        {{Event("MODIFIED", Deployment("kuberay-operator", "quay.io/kuberay/operator:v1.7.0", "11",
-                                       Json::array({"--feature-gates=RayCronJob=true"}))),
+        {{WatchEvent("MODIFIED", Deployment("kuberay-operator", "quay.io/kuberay/operator:v1.7.0", "11",
+                                            Json::array({"--feature-gates=RayCronJob=true"}))),
           {{"sleep_ms", 200}},
-          Event("MODIFIED", stopped),
+          WatchEvent("MODIFIED", stopped),
           {{"sleep_ms", 200}},
-          Event("ADDED", Deployment("second", "quay.io/kuberay/operator:v1.6.2", "13")),
-          Event("ADDED", Deployment("third", "quay.io/kuberay/operator:v1.7.0", "14")),
+          WatchEvent("ADDED", Deployment("second", "quay.io/kuberay/operator:v1.6.2", "13")),
+          WatchEvent("ADDED", Deployment("third", "quay.io/kuberay/operator:v1.7.0", "14")),
           {{"sleep_ms", 200}},
-          Event("DELETED", Deployment("third", "quay.io/kuberay/operator:v1.7.0", "15")),
+          WatchEvent("DELETED", Deployment("third", "quay.io/kuberay/operator:v1.7.0", "15")),
           hang}});
   ASSERT_TRUE(Eventually(6)) << ::testing::PrintToString(recorder_.chosen());
   EXPECT_EQ(recorder_.chosen(), (std::vector<std::string>{"operator 1.6.2", "operator 1.7.0 cron", "no_operator 1.5.1",
@@ -138,7 +132,7 @@ TEST_F(ReleaseFollowerTest, FollowsTheOperatorsDeploymentThroughAnUpgradeAScaleD
 }
 
 TEST_F(ReleaseFollowerTest, BeforeTheFirstListTheFixedReleaseHoldsAndWatchProblemsAreCounted) {
-  const Json hang = {{"hang", true}};
+  const Json hang = HangStep();
   Start({Deployment("kuberay-operator", "quay.io/kuberay/operator:latest", "10")}, {{{{"raw", "not json"}}}, {hang}});
   EXPECT_EQ(follower_->Choice().source == ReleaseSource::kNotListedYet ||
                 follower_->Choice().source == ReleaseSource::kNotARelease,
