@@ -47,12 +47,22 @@ def main():
     print()
 
     base = next((p for p in phases if p["phase"] == "a"), None)
-    names = {"a": "a: no audit", "b": "b: periodic", "c": "c: watch"}
-    print("| per phase | " + " | ".join(names[p["phase"]] for p in phases) + " |")
+    names = {"a": "no audit", "b": "periodic", "c": "watch"}
+    print("| per phase | " + " | ".join(f"{p.get('label', p['phase'])}: {names[p['phase']]}" for p in phases) + " |")
     print("|---|" + "---|" * len(phases))
 
     def row(label, f):
         print(f"| {label} | " + " | ".join(f(p) for p in phases) + " |")
+
+    def base_value(p, *path):
+        # The no-audit windows just before and after p (in the order they ran), their mean.
+        if p["phase"] == "a":
+            return None
+        i = phases.index(p)
+        before = next((q for q in reversed(phases[:i]) if q["phase"] == "a"), None)
+        after = next((q for q in phases[i + 1:] if q["phase"] == "a"), None)
+        values = [get(q, *path) for q in (before, after) if q is not None and get(q, *path) is not None]
+        return sum(values) / len(values) if values else None
 
     def minus_base(path, scale_by=1.0, fmt="{:.0f}"):
         def f(p):
@@ -60,8 +70,9 @@ def main():
             if v is None:
                 return "–"
             s = fmt.format(v / scale_by)
-            if base is not None and p is not base and get(base, *path) is not None:
-                s += " (" + ("{:+.0f}" if fmt == "{:.0f}" else "{:+.1f}").format((v - get(base, *path)) / scale_by) + ")"
+            b = base_value(p, *path)
+            if b is not None:
+                s += " (" + ("{:+.0f}" if fmt == "{:.0f}" else "{:+.1f}").format((v - b) / scale_by) + ")"
             return s
         return f
 
@@ -73,9 +84,10 @@ def main():
     def per_list_round(p):
         # Each round of the audit's lists holds one LIST of RayCronJobs (one page: none are made here).
         rounds = get(p, "sizes", "lists_raycronjobs")
-        if base is None or p is base or not rounds:
+        b = base_value(p, "cpu_seconds_per_hour", "kube-apiserver")
+        if b is None or not rounds:
             return "–"
-        over = get(p, "cpu_seconds_per_hour", "kube-apiserver") - get(base, "cpu_seconds_per_hour", "kube-apiserver")
+        over = get(p, "cpu_seconds_per_hour", "kube-apiserver") - b
         return f"{over * p['window_seconds'] / 3600 / rounds:.1f} ({rounds} rounds)"
 
     row("kube-apiserver CPU s per round of the audit's lists (over a)", per_list_round)

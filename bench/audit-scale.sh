@@ -33,7 +33,9 @@
 # so that kube-apiserver's CPU in it is the audit's and the idle watchers',
 # not KWOK's heartbeats, which move by more than the audit costs.
 #
-# Then, on the same cluster, one phase after another (--phases, default a,b,c):
+# Then, on the same cluster, one phase after another (--phases, default a,b,c;
+# a phase named again runs again, as a2, c2 and so on, and the figures "over
+# a" of a phase are against the mean of the a windows just before and after it):
 #   a  ray-webhook serving as deploy/ runs it, no audit
 #   b  the same with --periodic-args (default --audit-interval=5m
 #      --audit-mode=list): a paged
@@ -341,48 +343,48 @@ server_gauge() { # server_gauge SERIES: its value on the server's /metrics, empt
     -server-name ray-webhook.ray-webhook-system.svc "$1" 2>/dev/null | jq -r --arg s "$1" '.[$s] // empty'
 }
 
-run_phase() { # run_phase PHASE: every measurement of one phase into $results/phase-PHASE.json
-  local p="$1" args=() audit=0
+run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $results/phase-ID.json (ID: a, a2, ...)
+  local p="$1" id="$2" order="$3" args=() audit=0
   case "$p" in
     b) read -r -a args <<<"$periodic_args"; audit=1 ;;
     c) read -r -a args <<<"$watch_args"; audit=1 ;;
   esac
   [ "$audit" = 0 ] || args+=(--audit-reports=openreports.io/v1alpha1 --audit-finished-job-grace=0s)
-  log "phase $p: ray-webhook ${args[*]:-(no audit)}"
+  log "phase $id: ray-webhook ${args[*]:-(no audit)}"
   local t_start=$SECONDS first_audit=null
-  start_server "$p" "${args[@]}" || { echo "audit-scale.sh: phase $p: the server did not start" >&2; return 1; }
+  start_server "$id" "${args[@]}" || { echo "audit-scale.sh: phase $id: the server did not start" >&2; return 1; }
   if [ "$audit" = 1 ]; then
     local last=""
     while :; do
       last="$(server_gauge ray_webhook_audit_last_success_timestamp_seconds)"
       if [ -n "$last" ] && [ "${last%.*}" -gt 0 ] 2>/dev/null; then break; fi
-      kill -0 "$server_pid" 2>/dev/null || { echo "audit-scale.sh: phase $p: the server exited" >&2; return 1; }
-      [ $((SECONDS - t_start)) -lt 3600 ] || { echo "audit-scale.sh: phase $p: no audit finished in an hour" >&2; return 1; }
+      kill -0 "$server_pid" 2>/dev/null || { echo "audit-scale.sh: phase $id: the server exited" >&2; return 1; }
+      [ $((SECONDS - t_start)) -lt 3600 ] || { echo "audit-scale.sh: phase $id: no audit finished in an hour" >&2; return 1; }
       sleep 1
     done
     first_audit=$((SECONDS - t_start))
-    log "phase $p: the first audit finished $first_audit s after the start"
+    log "phase $id: the first audit finished $first_audit s after the start"
   fi
 
   # Steady state.
-  log "phase $p: $window of steady state"
+  log "phase $id: $window of steady state"
   kc get --raw /metrics >"$work/api-before"
   local c0=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
   local w0=$SECONDS
-  : >"$work/rss-$p"
+  : >"$work/rss-$id"
   [ "$pause_kwok" = 0 ] || kill -STOP "$kwok_pid"
   while [ $((SECONDS - w0)) -lt "$window_s" ]; do
-    rss_kib "$server_pid" >>"$work/rss-$p"
+    rss_kib "$server_pid" >>"$work/rss-$id"
     sleep 5
   done
   [ "$pause_kwok" = 0 ] || kill -CONT "$kwok_pid"
   local c1=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
   local secs=$((SECONDS - w0))
   kc get --raw /metrics >"$work/api-after"
-  "$bin/auditscale" sizes "$work/api-before" "$work/api-after" >"$results/sizes-$p.json"
+  "$bin/auditscale" sizes "$work/api-before" "$work/api-after" >"$results/sizes-$id.json"
   local hwm rss
   hwm="$(rss_kib "$server_pid" VmHWM)"
-  rss="$(sort -n "$work/rss-$p" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+  rss="$(sort -n "$work/rss-$id" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
 
   # From a change to its finding.
   local probe_files=()
@@ -391,62 +393,70 @@ run_phase() { # run_phase PHASE: every measurement of one phase into $results/ph
     [ "$finished_job" = 0 ] || kinds+=(finished-job)
     # Both kinds at once (other rules, other objects): each waits up to two audit intervals.
     local kind probe_pids=()
-    log "phase $p: $probes changes of each of ${kinds[*]} over $probe_spread"
+    log "phase $id: $probes changes of each of ${kinds[*]} over $probe_spread"
     for kind in "${kinds[@]}"; do
       "$bin/auditscale" probe -kubeconfig "$KUBECONFIG" -layout "$results/layout.json" -metrics "$metrics_url" \
         -ca "$WEBHOOK_CERT_DIR/ca.crt" -server-name ray-webhook.ray-webhook-system.svc -kind "$kind" -n "$probes" \
-        -spread "$probe_spread" -hold "$probe_hold" -step-timeout "$step_timeout" -taint "$KWOK_TAINT" >"$results/probe-$p-$kind.json" 2>>"$results/probe-$p.log" &
+        -spread "$probe_spread" -hold "$probe_hold" -step-timeout "$step_timeout" -taint "$KWOK_TAINT" >"$results/probe-$id-$kind.json" 2>>"$results/probe-$id.log" &
       probe_pids+=($!)
-      probe_files+=("$results/probe-$p-$kind.json")
+      probe_files+=("$results/probe-$id-$kind.json")
     done
     for kind in "${!probe_pids[@]}"; do
-      wait "${probe_pids[$kind]}" || log "phase $p: ${kinds[$kind]}: $(tail -1 "$results/probe-$p.log")"
+      wait "${probe_pids[$kind]}" || log "phase $id: ${kinds[$kind]}: $(tail -1 "$results/probe-$id.log")"
     done
   fi
 
   # Admission while the audit runs.
-  local ns="audit-scale-admit-$p"
+  local ns="audit-scale-admit-$id"
   kc create namespace "$ns" >/dev/null
   kc -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
   kc get --raw /metrics >"$work/adm-before"
   webhook_curl /metrics >"$work/own-before"
-  log "phase $p: $admission_pods Pods through the webhook at $admission_rate/s"
+  log "phase $id: $admission_pods Pods through the webhook at $admission_rate/s"
   "$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" -namespace "$ns" \
     -cluster rc-admit -c 16 -rate "$admission_rate" -max "$admission_pods" -duration 1800s \
-    -scheduler-name audit-scale-no-scheduler -settled -cluster-domain "${cluster_domain:-cluster.local}" >"$results/podload-$p.json"
+    -scheduler-name audit-scale-no-scheduler -settled -cluster-domain "${cluster_domain:-cluster.local}" >"$results/podload-$id.json"
   kc get --raw /metrics >"$work/adm-after"
   webhook_curl /metrics >"$work/own-after"
   "$bin/auditscale" hist -metric apiserver_admission_webhook_admission_duration_seconds -label name \
-    "$work/adm-before" "$work/adm-after" >"$results/admission-apiserver-$p.json"
+    "$work/adm-before" "$work/adm-after" >"$results/admission-apiserver-$id.json"
   "$bin/auditscale" hist -metric controller_runtime_webhook_latency_seconds \
-    "$work/own-before" "$work/own-after" >"$results/admission-own-$p.json"
+    "$work/own-before" "$work/own-after" >"$results/admission-own-$id.json"
   stop_server
   if [ "$stop_controllers" = 1 ]; then # no namespace controller to empty it
-    kc -n "$ns" delete pods --all --wait=false >/dev/null || log "phase $p: the Pods of $ns are still there"
+    kc -n "$ns" delete pods --all --wait=false >/dev/null || log "phase $id: the Pods of $ns are still there"
     kc delete namespace "$ns" --wait=false >/dev/null || true
   else
-    kc delete namespace "$ns" --timeout=600s >/dev/null || log "phase $p: namespace $ns is still going"
+    kc delete namespace "$ns" --timeout=600s >/dev/null || log "phase $id: namespace $ns is still going"
   fi
 
-  jq -n --arg phase "$p" --arg args "${args[*]:-}" --argjson first "$first_audit" --argjson secs "$secs" --argjson hz "$clock_ticks" \
+  jq -n --arg phase "$p" --arg id "$id" --argjson order "$order" --arg args "${args[*]:-}" --argjson first "$first_audit" --argjson secs "$secs" --argjson hz "$clock_ticks" \
     --argjson hwm "${hwm:-0}" --argjson rss "${rss:-0}" \
     --argjson api "$((c1[0] - c0[0]))" --argjson etcd "$((c1[1] - c0[1]))" --argjson kwok "$((c1[2] - c0[2]))" \
-    --argjson server "$((c1[3] - c0[3]))" --slurpfile sizes "$results/sizes-$p.json" \
-    --slurpfile podload "$results/podload-$p.json" --slurpfile adm "$results/admission-apiserver-$p.json" \
-    --slurpfile own "$results/admission-own-$p.json" \
+    --argjson server "$((c1[3] - c0[3]))" --slurpfile sizes "$results/sizes-$id.json" \
+    --slurpfile podload "$results/podload-$id.json" --slurpfile adm "$results/admission-apiserver-$id.json" \
+    --slurpfile own "$results/admission-own-$id.json" \
     --argjson probes "$(if [ ${#probe_files[@]} -gt 0 ]; then jq -s 'map({(.kind): .}) | add' "${probe_files[@]}"; else echo '{}'; fi)" \
-    '{phase: $phase, args: $args, first_audit_seconds: $first, window_seconds: $secs,
+    '{phase: $phase, "label": $id, order: $order, args: $args, first_audit_seconds: $first, window_seconds: $secs,
       server_rss_mib: {peak: ($hwm / 1024), steady: ($rss / 1024)},
       cpu_seconds_per_hour: {"kube-apiserver": ($api / $hz * 3600 / $secs), etcd: ($etcd / $hz * 3600 / $secs),
         kwok: ($kwok / $hz * 3600 / $secs), "ray-webhook": ($server / $hz * 3600 / $secs)},
       sent_bytes_per_hour: {list: ($sizes[0].list_bytes * 3600 / $secs), watch: ($sizes[0].watch_bytes * 3600 / $secs),
         lists: ($sizes[0].lists * 3600 / $secs)},
       sizes: $sizes[0], probes: $probes, podload: ($podload[0] | del(.failures)),
-      admission_apiserver: $adm[0], admission_own: $own[0]}' >"$results/phase-$p.json"
+      admission_apiserver: $adm[0], admission_own: $own[0]}' >"$results/phase-$id.json"
 }
 
+# A phase named again (--phases a,c,a,c,a) runs again as a2, c2, ...: windows of one cluster in turn,
+# so that each is read against the windows of no audit before and after it.
+declare -A times_run=()
+order=0
 for p in ${phases//,/ }; do
-  run_phase "$p" || { log "phase $p failed: left out of the table"; stop_server; }
+  order=$((order + 1))
+  times_run[$p]=$((${times_run[$p]:-0} + 1))
+  id="$p"
+  [ "${times_run[$p]}" = 1 ] || id="$p${times_run[$p]}"
+  run_phase "$p" "$id" "$order" || { log "phase $id failed: left out of the table"; stop_server; }
 done
 ls "$results"/phase-*.json >/dev/null 2>&1 || { echo "audit-scale.sh: no phase finished" >&2; exit 1; }
 
@@ -455,6 +465,6 @@ jq -s --slurpfile scale "$results/scale.json" \
     --arg window "$window" --arg probes "$probes" --arg ray_webhook "$("$ray_webhook" --version 2>/dev/null | head -1)" \
     '{nodes: ($nodes | tonumber), clusters: ($clusters | tonumber), workers_per_cluster: ($workers | tonumber),
       namespaces: ($ns | tonumber), window: $window, probes: ($probes | tonumber), ray_webhook: $ray_webhook}')" \
-  '{config: $cfg, scale: $scale[0], phases: .}' "$results"/phase-*.json >"$results/results.json"
+  '{config: $cfg, scale: $scale[0], phases: sort_by(.order)}' "$results"/phase-*.json >"$results/results.json"
 python3 bench/audit-scale-table.py "$results/results.json" | tee "$results/table.md"
 log "raw figures in $results"
