@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ray_webhook/audit/cluster_view.h"
@@ -110,6 +111,7 @@ struct WatchedAudit::Impl {
       }
       impl_.not_served[k] = !not_served.empty();
       impl_.listed[k] = true;
+      impl_.relisted = true;
       impl_.Changed();
     }
 
@@ -235,7 +237,7 @@ struct WatchedAudit::Impl {
   void RunJudge() {
     while (!stopping) {
       FollowPolicy();
-      bool judge = false;
+      bool judge = false, after_list = false;
       {
         MutexLock lock(&mutex);
         // A policy change is noticed within a second.
@@ -245,14 +247,16 @@ struct WatchedAudit::Impl {
           judge = next <= SteadyClock::now();
           until = std::min(until, next);
         }
+        if (judge) std::swap(after_list, relisted);
         if (!judge && !stopping) lock.WaitUntil(wake, until);
       }
       if (judge && !stopping) {
         Judge();
         last_judged = SteadyClock::now();
-        // A judgement's tables (per RayCluster and worker group, some 50 MB at 100,000 Pods) are freed
-        // when it ends, but glibc keeps them in this thread's arena: give the memory back.
-        malloc_trim(0);
+        // A list's pages and parsers (tens of MB at 100,000 Pods) are freed when it ends, but glibc
+        // keeps them in the listing threads' arenas: give them back once the view is judged.
+        // Judgements in between reuse their own arena's memory.
+        if (after_list) malloc_trim(0);
       }
     }
   }
@@ -272,6 +276,7 @@ struct WatchedAudit::Impl {
   std::array<bool, kCollections.size()> listed GUARDED_BY(mutex){};
   std::array<bool, kCollections.size()> not_served GUARDED_BY(mutex){};
   bool dirty GUARDED_BY(mutex) = false;
+  bool relisted GUARDED_BY(mutex) = false;  // a list ended since the last judgement
   SteadyClock::time_point dirty_since GUARDED_BY(mutex);
   std::set<std::string> unreadable_reasons GUARDED_BY(mutex);
   std::atomic<bool> stopping{false};
