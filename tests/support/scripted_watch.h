@@ -52,8 +52,7 @@ inline std::unique_ptr<MockKubeApiProcess> StartScriptedMock(const MockKubeApiDi
   std::ofstream(script_file) << script.dump();
   *log = dir.path() / (name + ".log");
   return MockKubeApiProcess::Start(dir.certs(), dir.token(), *log,
-                                   {"--objects", objects_file.string(), "--watch-script", script_file.string()},
-                                   error);
+                                   {"--objects", objects_file.string(), "--watch-script", script_file.string()}, error);
 }
 
 template <typename Condition>
