@@ -6,7 +6,7 @@
 #                        [--clients N] [--qps Q] [--phases a,b,c] [--window D] [--periodic-args ARGS]
 #                        [--watch-args ARGS] [--probes N] [--probe-spread D] [--probe-hold D] [--step-timeout D]
 #                        [--no-finished-job] [--admission-pods N] [--admission-rate R] [--results DIR]
-#                        [--stop-controllers] [--pause-kwok] [--no-build]
+#                        [--stop-controllers] [--pause-kwok] [--settle D] [--no-build]
 #
 # On the end-to-end control plane (tests/e2e/cmd/e2e-cluster up: etcd,
 # kube-apiserver, kube-scheduler, kube-controller-manager, KWOK, CoreDNS and
@@ -31,7 +31,10 @@
 # --pause-kwok (with --stop-controllers: no node controller sees the Nodes'
 # leases expire) stops KWOK (SIGSTOP) for each phase's steady-state window,
 # so that kube-apiserver's CPU in it is the audit's and the idle watchers',
-# not KWOK's heartbeats, which move by more than the audit costs.
+# not KWOK's heartbeats, which move by more than the audit costs. With
+# --probes 0 and --admission-pods 0 nothing between the windows needs KWOK,
+# so it stays stopped from the first window to the end: no window starts
+# while kube-apiserver is still catching up with KWOK's resumed heartbeats.
 #
 # Then, on the same cluster, one phase after another (--phases, default a,b,c;
 # a phase named again runs again, as a2, c2 and so on, and the figures "over
@@ -48,12 +51,18 @@
 # get, list and watch on Pods, Deployments and the ray.io kinds, and the
 # Reports (deploy/overlays/audit's grant, plus watch). A phase:
 #   1. waits for its first audit to finish (ray_webhook_audit_last_success_timestamp_seconds);
-#   2. --window of steady state (default 10m): the server's RSS (VmRSS sampled
+#   2. after --settle (default 0s) more, --window of steady state (default 10m): the server's RSS (VmRSS sampled
 #      every 5 s, its median, and VmHWM at the end), the CPU seconds per hour of
 #      kube-apiserver, etcd, KWOK and the server (/proc/PID/stat), and the bytes
 #      per hour kube-apiserver sent for LISTs and watch events of Pods,
 #      Deployments and the ray.io kinds (apiserver_response_sizes_sum,
 #      apiserver_watch_events_sizes_sum: every client's, so read against a);
+#      and of kube-apiserver's CPU, the part its Go runtime spent collecting
+#      garbage (go_cpu_classes_gc_total_cpu_seconds_total) and the bytes it
+#      allocated (go_gc_heap_allocs_bytes_total). Its idle collections of a
+#      heap of some 5 GiB come every two minutes or so, seconds of CPU each,
+#      and whether a window holds one more of them moves its CPU by more than
+#      a watch costs; the rest of its CPU is steadier;
 #   3. (b, c) --probes changes (default 20; 0: none) starting evenly over --probe-spread
 #      (default the window), each in a RayCluster of its own: an extra head Pod,
 #      timed until ray_webhook_rayclusters_with_extra_heads and
@@ -65,7 +74,7 @@
 #      leaves them out).
 #      p50 and p99 of each; a signal not seen within --step-timeout (default
 #      12m) counts as missing;
-#   4. --admission-pods Ray worker Pods (default 2,000) created through the
+#   4. --admission-pods Ray worker Pods (default 2,000; 0: no admission step) created through the
 #      webhook (tests/e2e/cmd/podload into a new namespace, --admission-rate a
 #      second, default 100) while the audit runs: the p50 and p99 of
 #      kube-apiserver's apiserver_admission_webhook_admission_duration_seconds
@@ -116,6 +125,7 @@ results=""
 build=1
 stop_controllers=0
 pause_kwok=0
+settle=0s
 while [ $# -gt 0 ]; do
   case "$1" in
     --ray-webhook) ray_webhook="$2"; shift 2 ;;
@@ -140,14 +150,17 @@ while [ $# -gt 0 ]; do
     --no-build) build=0; shift ;;
     --stop-controllers) stop_controllers=1; shift ;;
     --pause-kwok) pause_kwok=1; shift ;;
+    --settle) settle="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "audit-scale.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$nodes" "$clusters" "$namespaces" "$clients" "$qps" "$admission_pods" "$admission_rate"; do
+for n in "$nodes" "$clusters" "$namespaces" "$clients" "$qps" "$admission_rate"; do
   [ "$n" -gt 0 ] 2>/dev/null || { echo "audit-scale.sh: a count flag takes a positive whole number, not $n" >&2; exit 2; }
 done
-[ "$probes" -ge 0 ] 2>/dev/null || { echo "audit-scale.sh: --probes takes a whole number, not $probes" >&2; exit 2; }
+for n in "$probes" "$admission_pods"; do
+  [ "$n" -ge 0 ] 2>/dev/null || { echo "audit-scale.sh: --probes and --admission-pods take a whole number, not $n" >&2; exit 2; }
+done
 [ "$pause_kwok" = 0 ] || [ "$stop_controllers" = 1 ] ||
   { echo "audit-scale.sh: --pause-kwok needs --stop-controllers (the node controller would evict every Pod)" >&2; exit 2; }
 for p in ${phases//,/ }; do
@@ -169,6 +182,7 @@ to_seconds() { # to_seconds 10m|90s|1h|1m30s: whole seconds
   echo "$total"
 }
 window_s="$(to_seconds "$window")"
+window_settle_s="$(to_seconds "$settle")"
 to_seconds "$probe_spread" >/dev/null
 to_seconds "$probe_hold" >/dev/null
 to_seconds "$step_timeout" >/dev/null
@@ -338,6 +352,12 @@ stop_server() {
   while kill -0 "$server_pid" 2>/dev/null; do sleep 0.1; done
   server_pid=""
 }
+# KWOK stopped for the windows only, or (nothing between them needing it) from the first window to the end.
+kwok_held=0
+[ "$pause_kwok" = 0 ] || [ "$probes" != 0 ] || [ "$admission_pods" != 0 ] || kwok_held=1
+counter_delta() { # counter_delta BEFORE AFTER SERIES SCALE: (after - before) * SCALE of an unlabelled counter, rounded
+  awk -v s="$3" -v k="$4" 'FNR == 1 { f++ } $1 == s { v[f] = $2 } END { printf "%.0f", (v[2] - v[1]) * k }' "$1" "$2"
+}
 server_gauge() { # server_gauge SERIES: its value on the server's /metrics, empty when it has none
   "$bin/auditscale" gauge -metrics "$metrics_url" -ca "$WEBHOOK_CERT_DIR/ca.crt" \
     -server-name ray-webhook.ray-webhook-system.svc "$1" 2>/dev/null | jq -r --arg s "$1" '.[$s] // empty'
@@ -367,6 +387,10 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
   fi
 
   # Steady state.
+  if [ "$window_settle_s" -gt 0 ]; then
+    log "phase $id: $settle to settle"
+    sleep "$window_settle_s"
+  fi
   log "phase $id: $window of steady state"
   kc get --raw /metrics >"$work/api-before"
   local c0=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
@@ -377,11 +401,14 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
     rss_kib "$server_pid" >>"$work/rss-$id"
     sleep 5
   done
-  [ "$pause_kwok" = 0 ] || kill -CONT "$kwok_pid"
+  [ "$pause_kwok" = 0 ] || [ "$kwok_held" = 1 ] || kill -CONT "$kwok_pid"
   local c1=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
   local secs=$((SECONDS - w0))
   kc get --raw /metrics >"$work/api-after"
   "$bin/auditscale" sizes "$work/api-before" "$work/api-after" >"$results/sizes-$id.json"
+  local gc_ms alloc_bytes
+  gc_ms="$(counter_delta "$work/api-before" "$work/api-after" go_cpu_classes_gc_total_cpu_seconds_total 1000)"
+  alloc_bytes="$(counter_delta "$work/api-before" "$work/api-after" go_gc_heap_allocs_bytes_total 1)"
   local hwm rss
   hwm="$(rss_kib "$server_pid" VmHWM)"
   rss="$(sort -n "$work/rss-$id" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
@@ -408,22 +435,29 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
 
   # Admission while the audit runs.
   local ns="audit-scale-admit-$id"
-  kc create namespace "$ns" >/dev/null
-  kc -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
-  kc get --raw /metrics >"$work/adm-before"
-  webhook_curl /metrics >"$work/own-before"
-  log "phase $id: $admission_pods Pods through the webhook at $admission_rate/s"
-  "$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" -namespace "$ns" \
-    -cluster rc-admit -c 16 -rate "$admission_rate" -max "$admission_pods" -duration 1800s \
-    -scheduler-name audit-scale-no-scheduler -settled -cluster-domain "${cluster_domain:-cluster.local}" >"$results/podload-$id.json"
-  kc get --raw /metrics >"$work/adm-after"
-  webhook_curl /metrics >"$work/own-after"
-  "$bin/auditscale" hist -metric apiserver_admission_webhook_admission_duration_seconds -label name \
-    "$work/adm-before" "$work/adm-after" >"$results/admission-apiserver-$id.json"
-  "$bin/auditscale" hist -metric controller_runtime_webhook_latency_seconds \
-    "$work/own-before" "$work/own-after" >"$results/admission-own-$id.json"
+  echo null >"$results/podload-$id.json"
+  echo null >"$results/admission-apiserver-$id.json"
+  echo null >"$results/admission-own-$id.json"
+  if [ "$admission_pods" -gt 0 ]; then
+    kc create namespace "$ns" >/dev/null
+    kc -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
+    kc get --raw /metrics >"$work/adm-before"
+    webhook_curl /metrics >"$work/own-before"
+    log "phase $id: $admission_pods Pods through the webhook at $admission_rate/s"
+    "$PODLOAD" -server "$APISERVER" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" -key "$PKI/admin.key" -namespace "$ns" \
+      -cluster rc-admit -c 16 -rate "$admission_rate" -max "$admission_pods" -duration 1800s \
+      -scheduler-name audit-scale-no-scheduler -settled -cluster-domain "${cluster_domain:-cluster.local}" >"$results/podload-$id.json"
+    kc get --raw /metrics >"$work/adm-after"
+    webhook_curl /metrics >"$work/own-after"
+    "$bin/auditscale" hist -metric apiserver_admission_webhook_admission_duration_seconds -label name \
+      "$work/adm-before" "$work/adm-after" >"$results/admission-apiserver-$id.json"
+    "$bin/auditscale" hist -metric controller_runtime_webhook_latency_seconds \
+      "$work/own-before" "$work/own-after" >"$results/admission-own-$id.json"
+  fi
   stop_server
-  if [ "$stop_controllers" = 1 ]; then # no namespace controller to empty it
+  if [ "$admission_pods" = 0 ]; then
+    :
+  elif [ "$stop_controllers" = 1 ]; then # no namespace controller to empty it
     kc -n "$ns" delete pods --all --wait=false >/dev/null || log "phase $id: the Pods of $ns are still there"
     kc delete namespace "$ns" --wait=false >/dev/null || true
   else
@@ -433,17 +467,19 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
   jq -n --arg phase "$p" --arg id "$id" --argjson order "$order" --arg args "${args[*]:-}" --argjson first "$first_audit" --argjson secs "$secs" --argjson hz "$clock_ticks" \
     --argjson hwm "${hwm:-0}" --argjson rss "${rss:-0}" \
     --argjson api "$((c1[0] - c0[0]))" --argjson etcd "$((c1[1] - c0[1]))" --argjson kwok "$((c1[2] - c0[2]))" \
-    --argjson server "$((c1[3] - c0[3]))" --slurpfile sizes "$results/sizes-$id.json" \
+    --argjson server "$((c1[3] - c0[3]))" --argjson gc_ms "${gc_ms:-0}" --argjson alloc "${alloc_bytes:-0}" --slurpfile sizes "$results/sizes-$id.json" \
     --slurpfile podload "$results/podload-$id.json" --slurpfile adm "$results/admission-apiserver-$id.json" \
     --slurpfile own "$results/admission-own-$id.json" \
     --argjson probes "$(if [ ${#probe_files[@]} -gt 0 ]; then jq -s 'map({(.kind): .}) | add' "${probe_files[@]}"; else echo '{}'; fi)" \
     '{phase: $phase, "label": $id, order: $order, args: $args, first_audit_seconds: $first, window_seconds: $secs,
       server_rss_mib: {peak: ($hwm / 1024), steady: ($rss / 1024)},
       cpu_seconds_per_hour: {"kube-apiserver": ($api / $hz * 3600 / $secs), etcd: ($etcd / $hz * 3600 / $secs),
-        kwok: ($kwok / $hz * 3600 / $secs), "ray-webhook": ($server / $hz * 3600 / $secs)},
+        kwok: ($kwok / $hz * 3600 / $secs), "ray-webhook": ($server / $hz * 3600 / $secs),
+        "kube-apiserver-gc": ($gc_ms / 1000 * 3600 / $secs)},
+      apiserver_allocated_mib_per_hour: ($alloc / 1048576 * 3600 / $secs),
       sent_bytes_per_hour: {list: ($sizes[0].list_bytes * 3600 / $secs), watch: ($sizes[0].watch_bytes * 3600 / $secs),
         lists: ($sizes[0].lists * 3600 / $secs)},
-      sizes: $sizes[0], probes: $probes, podload: ($podload[0] | del(.failures)),
+      sizes: $sizes[0], probes: $probes, podload: ($podload[0] | if . then del(.failures) else . end),
       admission_apiserver: $adm[0], admission_own: $own[0]}' >"$results/phase-$id.json"
 }
 
@@ -451,6 +487,10 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
 # so that each is read against the windows of no audit before and after it.
 declare -A times_run=()
 order=0
+if [ "$kwok_held" = 1 ]; then
+  kill -STOP "$kwok_pid"
+  log "KWOK stopped until the end (no probes, no admission step)"
+fi
 for p in ${phases//,/ }; do
   order=$((order + 1))
   times_run[$p]=$((${times_run[$p]:-0} + 1))
