@@ -453,16 +453,14 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
       "$work/adm-before" "$work/adm-after" >"$results/admission-apiserver-$id.json"
     "$bin/auditscale" hist -metric controller_runtime_webhook_latency_seconds \
       "$work/own-before" "$work/own-after" >"$results/admission-own-$id.json"
+    if [ "$stop_controllers" = 1 ]; then # no namespace controller to empty it
+      kc -n "$ns" delete pods --all --wait=false >/dev/null || log "phase $id: the Pods of $ns are still there"
+      kc delete namespace "$ns" --wait=false >/dev/null || true
+    else
+      kc delete namespace "$ns" --timeout=600s >/dev/null || log "phase $id: namespace $ns is still going"
+    fi
   fi
   stop_server
-  if [ "$admission_pods" = 0 ]; then
-    :
-  elif [ "$stop_controllers" = 1 ]; then # no namespace controller to empty it
-    kc -n "$ns" delete pods --all --wait=false >/dev/null || log "phase $id: the Pods of $ns are still there"
-    kc delete namespace "$ns" --wait=false >/dev/null || true
-  else
-    kc delete namespace "$ns" --timeout=600s >/dev/null || log "phase $id: namespace $ns is still going"
-  fi
 
   jq -n --arg phase "$p" --arg id "$id" --argjson order "$order" --arg args "${args[*]:-}" --argjson first "$first_audit" --argjson secs "$secs" --argjson hz "$clock_ticks" \
     --argjson hwm "${hwm:-0}" --argjson rss "${rss:-0}" \
