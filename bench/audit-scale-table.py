@@ -91,6 +91,10 @@ def main():
         row("of which in garbage collection (over a)", minus_base(["cpu_seconds_per_hour", "kube-apiserver-gc"]))
         row("of which the rest (over a)", minus_base(["cpu_seconds_per_hour", "kube-apiserver-other"]))
         row("kube-apiserver allocations MiB/hour (over a)", minus_base(["apiserver_allocated_mib_per_hour"]))
+    if any(get(p, "apiserver_pod_consistency_checks") is not None for p in phases):
+        # Each lists every Pod from the watch cache and from etcd: some 10 CPU-seconds at 100,000 Pods.
+        row("kube-apiserver consistency checks of every Pod in the window",
+            lambda p: num(get(p, "apiserver_pod_consistency_checks"), "{:.0f}"))
     def per_list_round(p):
         # Each round of the audit's lists holds one LIST of RayCronJobs (one page: none are made here).
         rounds = get(p, "sizes", "lists_raycronjobs")

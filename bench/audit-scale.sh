@@ -62,7 +62,11 @@
 #      allocated (go_gc_heap_allocs_bytes_total). Its idle collections of a
 #      heap of some 5 GiB come every two minutes or so, seconds of CPU each,
 #      and whether a window holds one more of them moves its CPU by more than
-#      a watch costs; the rest of its CPU is steadier;
+#      a watch costs; the rest of its CPU is steadier. Also counted: its
+#      consistency checks of the Pods' watch cache (feature DetectCacheInconsistency,
+#      on by default: every 5 to 7.5 minutes it lists every Pod from the cache and
+#      from etcd, some 4.7 GiB allocated and 10 CPU-seconds at 100,000 Pods), which
+#      a window holds one or two of;
 #   3. (b, c) --probes changes (default 20; 0: none) starting evenly over --probe-spread
 #      (default the window), each in a RayCluster of its own: an extra head Pod,
 #      timed until ray_webhook_rayclusters_with_extra_heads and
@@ -406,9 +410,11 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
   local secs=$((SECONDS - w0))
   kc get --raw /metrics >"$work/api-after"
   "$bin/auditscale" sizes "$work/api-before" "$work/api-after" >"$results/sizes-$id.json"
-  local gc_ms alloc_bytes
+  local gc_ms alloc_bytes pod_checks
   gc_ms="$(counter_delta "$work/api-before" "$work/api-after" go_cpu_classes_gc_total_cpu_seconds_total 1000)"
   alloc_bytes="$(counter_delta "$work/api-before" "$work/api-after" go_gc_heap_allocs_bytes_total 1)"
+  pod_checks="$(counter_delta "$work/api-before" "$work/api-after" \
+    'apiserver_storage_consistency_checks_total{group="",resource="pods",status="success"}' 1)"
   local hwm rss
   hwm="$(rss_kib "$server_pid" VmHWM)"
   rss="$(sort -n "$work/rss-$id" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
@@ -465,7 +471,8 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
   jq -n --arg phase "$p" --arg id "$id" --argjson order "$order" --arg args "${args[*]:-}" --argjson first "$first_audit" --argjson secs "$secs" --argjson hz "$clock_ticks" \
     --argjson hwm "${hwm:-0}" --argjson rss "${rss:-0}" \
     --argjson api "$((c1[0] - c0[0]))" --argjson etcd "$((c1[1] - c0[1]))" --argjson kwok "$((c1[2] - c0[2]))" \
-    --argjson server "$((c1[3] - c0[3]))" --argjson gc_ms "${gc_ms:-0}" --argjson alloc "${alloc_bytes:-0}" --slurpfile sizes "$results/sizes-$id.json" \
+    --argjson server "$((c1[3] - c0[3]))" --argjson gc_ms "${gc_ms:-0}" --argjson alloc "${alloc_bytes:-0}" \
+    --argjson pod_checks "${pod_checks:-0}" --slurpfile sizes "$results/sizes-$id.json" \
     --slurpfile podload "$results/podload-$id.json" --slurpfile adm "$results/admission-apiserver-$id.json" \
     --slurpfile own "$results/admission-own-$id.json" \
     --argjson probes "$(if [ ${#probe_files[@]} -gt 0 ]; then jq -s 'map({(.kind): .}) | add' "${probe_files[@]}"; else echo '{}'; fi)" \
@@ -475,6 +482,7 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
         kwok: ($kwok / $hz * 3600 / $secs), "ray-webhook": ($server / $hz * 3600 / $secs),
         "kube-apiserver-gc": ($gc_ms / 1000 * 3600 / $secs)},
       apiserver_allocated_mib_per_hour: ($alloc / 1048576 * 3600 / $secs),
+      apiserver_pod_consistency_checks: $pod_checks,
       sent_bytes_per_hour: {list: ($sizes[0].list_bytes * 3600 / $secs), watch: ($sizes[0].watch_bytes * 3600 / $secs),
         lists: ($sizes[0].lists * 3600 / $secs)},
       sizes: $sizes[0], probes: $probes, podload: ($podload[0] | if . then del(.failures) else . end),
