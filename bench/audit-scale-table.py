@@ -81,6 +81,14 @@ def main():
     row("ray-webhook RSS MiB, peak (VmHWM)", lambda p: num(p["server_rss_mib"]["peak"]))
     row("ray-webhook RSS MiB, steady (median VmRSS)", lambda p: num(p["server_rss_mib"]["steady"]))
     row("kube-apiserver CPU s/hour (over a)", minus_base(["cpu_seconds_per_hour", "kube-apiserver"]))
+    if any((get(p, "audits_at_once") or 0) > 1 for p in phases):
+        def per_audit(p):
+            n, b = get(p, "audits_at_once"), base_value(p, "cpu_seconds_per_hour", "kube-apiserver")
+            if not n or b is None:
+                return "–"
+            return f"{(p['cpu_seconds_per_hour']['kube-apiserver'] - b) / n:+.1f} ({n} at once)"
+
+        row("kube-apiserver CPU s/hour over a, per audit (--watchers)", per_audit)
     if any(get(p, "cpu_seconds_per_hour", "kube-apiserver-gc") is not None for p in phases):
         # Its Go runtime's collections of a heap of gigabytes: seconds each, every two minutes or so even
         # when idle, so a window holding one more moves the total; the rest is steadier.

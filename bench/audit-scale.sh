@@ -6,7 +6,7 @@
 #                        [--clients N] [--qps Q] [--phases a,b,c] [--window D] [--periodic-args ARGS]
 #                        [--watch-args ARGS] [--probes N] [--probe-spread D] [--probe-hold D] [--step-timeout D]
 #                        [--no-finished-job] [--admission-pods N] [--admission-rate R] [--results DIR]
-#                        [--stop-controllers] [--pause-kwok] [--settle D] [--no-build]
+#                        [--stop-controllers] [--pause-kwok] [--settle D] [--watchers N] [--no-build]
 #
 # On the end-to-end control plane (tests/e2e/cmd/e2e-cluster up: etcd,
 # kube-apiserver, kube-scheduler, kube-controller-manager, KWOK, CoreDNS and
@@ -44,7 +44,11 @@
 #      --audit-mode=list): a paged
 #      list of every Ray Pod and ray.io object every 5 minutes
 #   c  the same with --watch-args (default --audit-interval=5m --audit-mode=watch):
-#      one list, then watches
+#      one list, then watches. --watchers N (default 1) runs N such servers at
+#      once, the others on ports of their own with no reports, each started once
+#      the one before has finished its first audit: one watched audit's steady
+#      cost to kube-apiserver is under its idle movement, N of them stand above it
+#      (the table then also shows kube-apiserver's CPU over a per watched audit)
 # Phases b and c also get --audit-reports=openreports.io/v1alpha1 (the
 # framework installs the Reports' CRD) and --audit-finished-job-grace=0s, and
 # the server reads the cluster with a token of deploy/'s ServiceAccount granted
@@ -130,6 +134,7 @@ build=1
 stop_controllers=0
 pause_kwok=0
 settle=0s
+watchers=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --ray-webhook) ray_webhook="$2"; shift 2 ;;
@@ -155,11 +160,12 @@ while [ $# -gt 0 ]; do
     --stop-controllers) stop_controllers=1; shift ;;
     --pause-kwok) pause_kwok=1; shift ;;
     --settle) settle="$2"; shift 2 ;;
+    --watchers) watchers="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "audit-scale.sh: unknown flag $1 (try --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$nodes" "$clusters" "$namespaces" "$clients" "$qps" "$admission_rate"; do
+for n in "$nodes" "$clusters" "$namespaces" "$clients" "$qps" "$admission_rate" "$watchers"; do
   [ "$n" -gt 0 ] 2>/dev/null || { echo "audit-scale.sh: a count flag takes a positive whole number, not $n" >&2; exit 2; }
 done
 for n in "$probes" "$admission_pods"; do
@@ -239,6 +245,11 @@ standin_pid="$(pid_of ray-standin)"
 [ -z "$standin_pid" ] || kill "$standin_pid"
 clock_ticks="$(getconf CLK_TCK)"
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; } # utime + stime (fields 14, 15)
+others_ticks() { # phase c's other watched audits (--watchers), together
+  local q total=0
+  for q in "${other_pids[@]}"; do total=$((total + $(cpu_ticks "$q"))); done
+  echo "$total"
+}
 rss_kib() { awk -v k="${2:-VmRSS}:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
 # The shipped replica's command line, started again for every phase with that phase's flags.
@@ -350,7 +361,12 @@ start_server() { # start_server PHASE ARG...: the shipped command line, then ARG
   echo "audit-scale.sh: no answer on $WEBHOOK_IP:$WEBHOOK_PORT" >&2
   return 1
 }
+other_pids=() # phase c's other watched audits (--watchers)
 stop_server() {
+  local q
+  for q in "${other_pids[@]}"; do kill "$q" 2>/dev/null || true; done
+  for q in "${other_pids[@]}"; do while kill -0 "$q" 2>/dev/null; do sleep 0.1; done; done
+  other_pids=()
   [ -n "$server_pid" ] || return 0
   kill "$server_pid" 2>/dev/null || true
   while kill -0 "$server_pid" 2>/dev/null; do sleep 0.1; done
@@ -362,8 +378,8 @@ kwok_held=0
 counter_delta() { # counter_delta BEFORE AFTER SERIES SCALE: (after - before) * SCALE of an unlabelled counter, rounded
   awk -v s="$3" -v k="$4" 'FNR == 1 { f++ } $1 == s { v[f] = $2 } END { printf "%.0f", (v[2] - v[1]) * k }' "$1" "$2"
 }
-server_gauge() { # server_gauge SERIES: its value on the server's /metrics, empty when it has none
-  "$bin/auditscale" gauge -metrics "$metrics_url" -ca "$WEBHOOK_CERT_DIR/ca.crt" \
+server_gauge() { # server_gauge SERIES [URL]: its value on the server's /metrics, empty when it has none
+  "$bin/auditscale" gauge -metrics "${2:-$metrics_url}" -ca "$WEBHOOK_CERT_DIR/ca.crt" \
     -server-name ray-webhook.ray-webhook-system.svc "$1" 2>/dev/null | jq -r --arg s "$1" '.[$s] // empty'
 }
 
@@ -389,6 +405,23 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
     first_audit=$((SECONDS - t_start))
     log "phase $id: the first audit finished $first_audit s after the start"
   fi
+  if [ "$p" = c ] && [ "$watchers" -gt 1 ]; then
+    local i port t_other
+    for ((i = 1; i < watchers; i++)); do
+      port=$((WEBHOOK_PORT + 1000 + i))
+      CLUSTER_DOMAIN="$cluster_domain" "${server_argv[@]}" --kube-token-file="$work/token" "${args[@]}" \
+        --audit-reports=off --port "$port" --probe-port $((WEBHOOK_PORT + 2000 + i)) >>"$results/ray-webhook-$id-$i.log" 2>&1 &
+      other_pids+=($!)
+      t_other=$SECONDS
+      until last="$(server_gauge ray_webhook_audit_last_success_timestamp_seconds "https://$WEBHOOK_IP:$port/metrics")" &&
+        [ -n "$last" ] && [ "${last%.*}" -gt 0 ] 2>/dev/null; do
+        kill -0 "${other_pids[-1]}" 2>/dev/null || { echo "audit-scale.sh: phase $id: watched audit $((i + 1)) exited" >&2; return 1; }
+        [ $((SECONDS - t_other)) -lt 3600 ] || { echo "audit-scale.sh: phase $id: watched audit $((i + 1)): no audit in an hour" >&2; return 1; }
+        sleep 1
+      done
+      log "phase $id: watched audit $((i + 1)) of $watchers: its first audit finished $((SECONDS - t_other)) s after its start"
+    done
+  fi
 
   # Steady state.
   if [ "$window_settle_s" -gt 0 ]; then
@@ -397,7 +430,8 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
   fi
   log "phase $id: $window of steady state"
   kc get --raw /metrics >"$work/api-before"
-  local c0=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
+  local c0=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")"
+    "$(others_ticks)")
   local w0=$SECONDS
   : >"$work/rss-$id"
   [ "$pause_kwok" = 0 ] || kill -STOP "$kwok_pid"
@@ -406,8 +440,10 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
     sleep 5
   done
   [ "$pause_kwok" = 0 ] || [ "$kwok_held" = 1 ] || kill -CONT "$kwok_pid"
-  local c1=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")")
-  local secs=$((SECONDS - w0))
+  local c1=("$(cpu_ticks "$apiserver_pid")" "$(cpu_ticks "$etcd_pid")" "$(cpu_ticks "$kwok_pid")" "$(cpu_ticks "$server_pid")"
+    "$(others_ticks)")
+  local secs=$((SECONDS - w0)) audits_at_once=0
+  [ "$audit" = 0 ] || audits_at_once=$((1 + ${#other_pids[@]}))
   kc get --raw /metrics >"$work/api-after"
   "$bin/auditscale" sizes "$work/api-before" "$work/api-after" >"$results/sizes-$id.json"
   local gc_ms alloc_bytes pod_checks
@@ -472,7 +508,8 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
     --argjson hwm "${hwm:-0}" --argjson rss "${rss:-0}" \
     --argjson api "$((c1[0] - c0[0]))" --argjson etcd "$((c1[1] - c0[1]))" --argjson kwok "$((c1[2] - c0[2]))" \
     --argjson server "$((c1[3] - c0[3]))" --argjson gc_ms "${gc_ms:-0}" --argjson alloc "${alloc_bytes:-0}" \
-    --argjson pod_checks "${pod_checks:-0}" --slurpfile sizes "$results/sizes-$id.json" \
+    --argjson pod_checks "${pod_checks:-0}" --argjson audits "$audits_at_once" \
+    --argjson others "$((c1[4] - c0[4]))" --slurpfile sizes "$results/sizes-$id.json" \
     --slurpfile podload "$results/podload-$id.json" --slurpfile adm "$results/admission-apiserver-$id.json" \
     --slurpfile own "$results/admission-own-$id.json" \
     --argjson probes "$(if [ ${#probe_files[@]} -gt 0 ]; then jq -s 'map({(.kind): .}) | add' "${probe_files[@]}"; else echo '{}'; fi)" \
@@ -480,7 +517,8 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
       server_rss_mib: {peak: ($hwm / 1024), steady: ($rss / 1024)},
       cpu_seconds_per_hour: {"kube-apiserver": ($api / $hz * 3600 / $secs), etcd: ($etcd / $hz * 3600 / $secs),
         kwok: ($kwok / $hz * 3600 / $secs), "ray-webhook": ($server / $hz * 3600 / $secs),
-        "kube-apiserver-gc": ($gc_ms / 1000 * 3600 / $secs)},
+        "kube-apiserver-gc": ($gc_ms / 1000 * 3600 / $secs), "other-watched-audits": ($others / $hz * 3600 / $secs)},
+      audits_at_once: $audits,
       apiserver_allocated_mib_per_hour: ($alloc / 1048576 * 3600 / $secs),
       apiserver_pod_consistency_checks: $pod_checks,
       sent_bytes_per_hour: {list: ($sizes[0].list_bytes * 3600 / $secs), watch: ($sizes[0].watch_bytes * 3600 / $secs),
