@@ -346,11 +346,15 @@ webhook_curl() { # webhook_curl PATH [CURL_ARG...]: the server behind the Servic
     "$@" "https://ray-webhook.ray-webhook-system.svc:$WEBHOOK_PORT$path"
 }
 metrics_url="https://$WEBHOOK_IP:$WEBHOOK_PORT/metrics"
-start_server() { # start_server PHASE ARG...: the shipped command line, then ARGs (a later flag wins)
+launch_server() { # launch_server LOG ARG...: the shipped command line, then ARGs (a later flag wins), in the background
+  local log_file="$1"
+  shift
+  CLUSTER_DOMAIN="$cluster_domain" "${server_argv[@]}" --kube-token-file="$work/token" "$@" >>"$log_file" 2>&1 &
+}
+start_server() { # start_server PHASE ARG...: launch_server, then wait until it answers a review
   local phase="$1" i
   shift
-  CLUSTER_DOMAIN="$cluster_domain" "${server_argv[@]}" --kube-token-file="$work/token" "$@" \
-    >>"$results/ray-webhook-$phase.log" 2>&1 &
+  launch_server "$results/ray-webhook-$phase.log" "$@"
   server_pid=$!
   for ((i = 0; i < 300; i++)); do
     kill -0 "$server_pid" 2>/dev/null || { tail -5 "$results/ray-webhook-$phase.log" >&2; server_pid=""; return 1; }
@@ -375,12 +379,22 @@ stop_server() {
 # KWOK stopped for the windows only, or (nothing between them needing it) from the first window to the end.
 kwok_held=0
 [ "$pause_kwok" = 0 ] || [ "$probes" != 0 ] || [ "$admission_pods" != 0 ] || kwok_held=1
-counter_delta() { # counter_delta BEFORE AFTER SERIES SCALE: (after - before) * SCALE of an unlabelled counter, rounded
+counter_delta() { # counter_delta BEFORE AFTER SERIES SCALE: (after - before) * SCALE of one series (name{labels} as /metrics prints it), rounded
   awk -v s="$3" -v k="$4" 'FNR == 1 { f++ } $1 == s { v[f] = $2 } END { printf "%.0f", (v[2] - v[1]) * k }' "$1" "$2"
 }
 server_gauge() { # server_gauge SERIES [URL]: its value on the server's /metrics, empty when it has none
   "$bin/auditscale" gauge -metrics "${2:-$metrics_url}" -ca "$WEBHOOK_CERT_DIR/ca.crt" \
     -server-name ray-webhook.ray-webhook-system.svc "$1" 2>/dev/null | jq -r --arg s "$1" '.[$s] // empty'
+}
+wait_first_audit() { # wait_first_audit PID URL WHAT: until the server at URL has finished an audit (at most an hour)
+  local pid="$1" url="$2" what="$3" t0=$SECONDS last
+  while :; do
+    last="$(server_gauge ray_webhook_audit_last_success_timestamp_seconds "$url")"
+    if [ -n "$last" ] && [ "${last%.*}" -gt 0 ] 2>/dev/null; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || { echo "audit-scale.sh: $what exited" >&2; return 1; }
+    [ $((SECONDS - t0)) -lt 3600 ] || { echo "audit-scale.sh: $what: no audit finished in an hour" >&2; return 1; }
+    sleep 1
+  done
 }
 
 run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $results/phase-ID.json (ID: a, a2, ...)
@@ -394,14 +408,7 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
   local t_start=$SECONDS first_audit=null
   start_server "$id" "${args[@]}" || { echo "audit-scale.sh: phase $id: the server did not start" >&2; return 1; }
   if [ "$audit" = 1 ]; then
-    local last=""
-    while :; do
-      last="$(server_gauge ray_webhook_audit_last_success_timestamp_seconds)"
-      if [ -n "$last" ] && [ "${last%.*}" -gt 0 ] 2>/dev/null; then break; fi
-      kill -0 "$server_pid" 2>/dev/null || { echo "audit-scale.sh: phase $id: the server exited" >&2; return 1; }
-      [ $((SECONDS - t_start)) -lt 3600 ] || { echo "audit-scale.sh: phase $id: no audit finished in an hour" >&2; return 1; }
-      sleep 1
-    done
+    wait_first_audit "$server_pid" "$metrics_url" "phase $id: the server" || return 1
     first_audit=$((SECONDS - t_start))
     log "phase $id: the first audit finished $first_audit s after the start"
   fi
@@ -409,16 +416,11 @@ run_phase() { # run_phase PHASE ID ORDER: every measurement of one phase into $r
     local i port t_other
     for ((i = 1; i < watchers; i++)); do
       port=$((WEBHOOK_PORT + 1000 + i))
-      CLUSTER_DOMAIN="$cluster_domain" "${server_argv[@]}" --kube-token-file="$work/token" "${args[@]}" \
-        --audit-reports=off --port "$port" --probe-port $((WEBHOOK_PORT + 2000 + i)) >>"$results/ray-webhook-$id-$i.log" 2>&1 &
+      launch_server "$results/ray-webhook-$id-$i.log" "${args[@]}" \
+        --audit-reports=off --port "$port" --probe-port $((WEBHOOK_PORT + 2000 + i))
       other_pids+=($!)
       t_other=$SECONDS
-      until last="$(server_gauge ray_webhook_audit_last_success_timestamp_seconds "https://$WEBHOOK_IP:$port/metrics")" &&
-        [ -n "$last" ] && [ "${last%.*}" -gt 0 ] 2>/dev/null; do
-        kill -0 "${other_pids[-1]}" 2>/dev/null || { echo "audit-scale.sh: phase $id: watched audit $((i + 1)) exited" >&2; return 1; }
-        [ $((SECONDS - t_other)) -lt 3600 ] || { echo "audit-scale.sh: phase $id: watched audit $((i + 1)): no audit in an hour" >&2; return 1; }
-        sleep 1
-      done
+      wait_first_audit "${other_pids[-1]}" "https://$WEBHOOK_IP:$port/metrics" "phase $id: watched audit $((i + 1))" || return 1
       log "phase $id: watched audit $((i + 1)) of $watchers: its first audit finished $((SECONDS - t_other)) s after its start"
     done
   fi
